@@ -1,0 +1,45 @@
+/**
+ * `npm start`: the Periscope HTTP server on Node. Reads settings, prepares
+ * keys, builds the backends and serves until SIGINT/SIGTERM, then stops
+ * accepting connections and lets in-flight requests finish.
+ */
+import { createServer } from "node:http"
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
+import { setupKeys } from "./keys.ts"
+import { makeServices, serverOptionsLayer } from "./services.ts"
+import { loadSettings } from "./settings.ts"
+
+const announceKey = (key: string, file: string) =>
+  Effect.sync(() => {
+    // The one time this key is shown: only its hash is stored.
+    process.stdout.write(
+      `\nNo API key was configured, so Periscope made one. It is shown only now:\n\n    ${key}\n\n` +
+        `Its SHA-256 is kept in ${file}. Send it as "Authorization: Bearer <key>".\n` +
+        `Set PERISCOPE_API_KEYS or PERISCOPE_KEYS_FILE to use your own keys.\n\n`
+    )
+  })
+
+const program = Effect.gen(function*() {
+  const settings = yield* loadSettings
+  const keys = yield* setupKeys(settings)
+  if (keys.generatedKey !== undefined) yield* announceKey(keys.generatedKey, keys.generatedFile!)
+  const services = yield* makeServices(settings, keys.records)
+  const server = HttpRouter.serve(PeriscopeRoutes).pipe(
+    Layer.provide(services),
+    Layer.provide(serverOptionsLayer(settings)),
+    Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
+  )
+  yield* Effect.logInfo(`Periscope listening on http://${settings.host ?? "0.0.0.0"}:${settings.port} (data in ${settings.dataDir})`)
+  return yield* Layer.launch(server)
+}).pipe(
+  Effect.catchTag("SettingsError", (error) =>
+    Effect.sync(() => {
+      process.stderr.write(`Invalid configuration: ${error.setting}: ${error.message}\n`)
+      process.exitCode = 1
+    }))
+)
+
+NodeRuntime.runMain(program)

@@ -1,0 +1,21 @@
+/** Domain errors of the services, mapped to the ApiError the wire renders. */
+import { Cause } from "effect"
+import type { ChatModelError } from "../chat/ChatError.ts"
+import type { SearchBackendError } from "../search/SearchError.ts"
+import { ApiError } from "./ApiError.ts"
+
+export const fromSearchError = (error: SearchBackendError): ApiError =>
+  new ApiError({ kind: error.reason, message: error.message, param: null })
+
+export const fromChatError = (error: ChatModelError): ApiError =>
+  new ApiError({
+    kind: error.reason,
+    message: error.message,
+    param: error.param ?? null,
+    ...(error.code === undefined ? {} : { code: error.code }),
+    ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds })
+  })
+
+/** A defect: the caller learns only that we failed; the cause goes to the log, not the wire. */
+export const internalError = (_cause?: Cause.Cause<unknown>): ApiError =>
+  new ApiError({ kind: "internal", message: "internal error; the failure was logged", param: null })

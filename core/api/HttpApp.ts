@@ -1,0 +1,41 @@
+/**
+ * The whole HTTP application as Layers: the contract's routes with their
+ * handlers, the auth middleware and the error boundary. Adapters add a server
+ * (Node) or turn it into a fetch handler (Deno, embed); backends come in as
+ * the services Layer.
+ */
+import { Layer } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { AuthorizationLive } from "../auth/AuthorizationLive.ts"
+import type { ApiKeys } from "../auth/ApiKeys.ts"
+import type { RateLimiter } from "../auth/RateLimiter.ts"
+import type { ChatModel } from "../chat/ChatModel.ts"
+import type { ImageSearch } from "../search/ImageSearch.ts"
+import type { WebSearch } from "../search/WebSearch.ts"
+import { PeriscopeApi } from "./Api.ts"
+import { ChatHandlers } from "./ChatHandlers.ts"
+import { ErrorBoundary } from "./ErrorBoundary.ts"
+import { HealthHandlers, MetaHandlers } from "./MetaHandlers.ts"
+import { SearchHandlers } from "./SearchHandlers.ts"
+
+/** Everything the routes need from outside: the three services and the key store. */
+export type AppServices = WebSearch | ImageSearch | ChatModel | ApiKeys | RateLimiter
+
+export const PeriscopeRoutes = Layer.mergeAll(
+  HttpApiBuilder.layer(PeriscopeApi).pipe(
+    Layer.provide([SearchHandlers, ChatHandlers, MetaHandlers, HealthHandlers]),
+    Layer.provide(AuthorizationLive)
+  ),
+  ErrorBoundary
+)
+
+/**
+ * A fetch-style handler over the given services: `(Request) => Promise<Response>`.
+ * Used by the Deno adapter and the embed library; `dispose` releases the services.
+ */
+export const makeWebHandler = <E>(services: Layer.Layer<AppServices, E>) =>
+  HttpRouter.toWebHandler(
+    PeriscopeRoutes.pipe(Layer.provide(services), Layer.provide(HttpServer.layerServices)),
+    { disableLogger: true }
+  )

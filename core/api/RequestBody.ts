@@ -1,0 +1,97 @@
+/**
+ * Reads a JSON request body under a size limit and decodes it with a Schema.
+ * Each way a body can be wrong has its own ApiError: wrong content type (415),
+ * too large (413), not JSON (400 invalid_json), not valid for the schema (400).
+ */
+import { ByteSize, Effect, Result, Schema } from "effect"
+import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
+import { ApiError } from "./ApiError.ts"
+import { invalidInput } from "./InvalidInput.ts"
+
+/** Body limits per family: search bodies are tiny, chat bodies carry whole conversations. */
+export const SEARCH_BODY_LIMIT = 1024 * 1024
+export const CHAT_BODY_LIMIT = 16 * 1024 * 1024
+
+const describeBytes = (bytes: number) =>
+  bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB (${bytes} bytes)` : `${bytes} bytes`
+
+const tooLarge = (limit: number, size?: number) =>
+  new ApiError({
+    kind: "payload_too_large",
+    message: `request body: must be at most ${describeBytes(limit)}${size === undefined ? "" : `, got ${size} bytes`}`,
+    param: null
+  })
+
+/** application/json, or any +json type, with optional parameters (charset). */
+const isJsonMediaType = (contentType: string): boolean => {
+  const semi = contentType.indexOf(";")
+  const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase()
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))
+}
+
+const isBodyTooLarge = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "reason" in error &&
+  typeof error.reason === "object" && error.reason !== null && "reason" in error.reason &&
+  error.reason.reason === "BodyTooLarge"
+
+/** Reads the raw body text, refusing a wrong content type or a body over `limit` bytes. */
+export const readJsonText = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<string, ApiError> => {
+  const contentType = request.headers["content-type"]
+  // A missing Content-Type is read as JSON; a different one is refused.
+  if (contentType !== undefined && contentType !== "" && !isJsonMediaType(contentType)) {
+    return Effect.fail(
+      new ApiError({
+        kind: "unsupported_media_type",
+        message: `Content-Type: must be application/json, got ${JSON.stringify(contentType.slice(0, 100))}`,
+        param: null
+      })
+    )
+  }
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+    return Effect.fail(tooLarge(limit, Number(declared)))
+  }
+  return request.text.pipe(
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
+    Effect.mapError((error) =>
+      isBodyTooLarge(error)
+        ? tooLarge(limit)
+        : new ApiError({ kind: "invalid_request", message: "request body: could not be read", param: null })
+    )
+  )
+}
+
+/** Parses JSON text; the error names where parsing stopped. */
+export const parseJson = (text: string): Result.Result<unknown, ApiError> => {
+  if (text.trim() === "") {
+    return Result.fail(new ApiError({ kind: "invalid_json", message: "request body: is empty, expected a JSON object", param: null }))
+  }
+  try {
+    return Result.succeed(JSON.parse(text))
+  } catch (error) {
+    const detail = error instanceof SyntaxError ? ` (${error.message})` : ""
+    return Result.fail(new ApiError({ kind: "invalid_json", message: `request body: is not valid JSON${detail}`, param: null }))
+  }
+}
+
+/** A decoder from unknown input to `A` that fails with the first issue as an ApiError. */
+export const makeBodyDecoder = <S extends Schema.Codec<any, any, never, never>>(schema: S) => {
+  const decode = Schema.decodeUnknownResult(schema, { errors: "first" })
+  return (input: unknown): Result.Result<S["Type"], ApiError> => {
+    const result = decode(input)
+    return Result.isSuccess(result) ? Result.succeed(result.success) : Result.fail(invalidInput(result.failure.issue, input))
+  }
+}
+
+/** Reads, parses and decodes a JSON body in one step. */
+export const decodeJsonBody = <A>(
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number,
+  decode: (input: unknown) => Result.Result<A, ApiError>
+): Effect.Effect<A, ApiError> =>
+  Effect.flatMap(readJsonText(request, limit), (text) => {
+    const json = parseJson(text)
+    if (Result.isFailure(json)) return Effect.fail(json.failure)
+    const decoded = decode(json.success)
+    return Result.isSuccess(decoded) ? Effect.succeed(decoded.success) : Effect.fail(decoded.failure)
+  })

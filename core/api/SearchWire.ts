@@ -1,0 +1,52 @@
+/**
+ * Wire schemas of the two search endpoints: the request body (spec 2.1 with
+ * our rules) and the success envelope (spec 2.2) around the domain data.
+ */
+import { Effect, Schema, SchemaGetter } from "effect"
+import { ImageResult, WebSearchData } from "../search/SearchResult.ts"
+import { ruledNumber } from "./Rules.ts"
+
+export const MAX_KEYWORDS_LENGTH = 1000
+export const MAX_NUM = 100
+
+const keywordsRule = `must be a non-empty string of at most ${MAX_KEYWORDS_LENGTH} characters`
+
+/** `keywords` is trimmed on decode; empty after trimming is refused. */
+const Keywords = Schema.String.annotate({ message: keywordsRule, description: "Search keywords." }).pipe(
+  Schema.decode({ decode: SchemaGetter.transform((s: string) => s.trim()), encode: SchemaGetter.transform((s: string) => s) }),
+  Schema.check(
+    Schema.isMinLength(1, { message: keywordsRule }),
+    Schema.isMaxLength(MAX_KEYWORDS_LENGTH, { message: keywordsRule })
+  )
+)
+
+export const SearchRequest = Schema.Struct({
+  keywords: Keywords,
+  num: ruledNumber(`must be an integer from 1 to ${MAX_NUM}`, { integer: true, min: 1, max: MAX_NUM }).pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed(10))
+  )
+}).annotate({ identifier: "SearchRequest", message: "must be a JSON object with keywords and optional num" })
+export type SearchRequest = typeof SearchRequest.Type
+
+const envelope = <S extends Schema.Top>(identifier: string, data: S) =>
+  Schema.Struct({
+    success: Schema.Literal(true),
+    code: Schema.Literal("200"),
+    message: Schema.Literal("success"),
+    exception: Schema.Null,
+    data,
+    extra: Schema.Null
+  }).annotate({ identifier })
+
+export const WebSearchResponse = envelope("WebSearchResponse", WebSearchData)
+export const ImageSearchResponse = envelope("ImageSearchResponse", Schema.Array(ImageResult))
+
+/** The success envelope of spec 2.2 around any payload. */
+export const successEnvelope = <A>(data: A) => ({
+  success: true as const,
+  code: "200" as const,
+  message: "success" as const,
+  exception: null,
+  data,
+  extra: null
+})

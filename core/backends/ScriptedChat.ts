@@ -1,0 +1,191 @@
+/**
+ * A chat backend that answers from a script: replies, reasoning, tool calls
+ * and stream pieces given by the caller, with delays and failures (before a
+ * completion or mid-stream). Public API for testing agents offline; it also
+ * reports how each answer ended (completed, failed, interrupted) through
+ * `onEnd`, so tests can see that a client going away stopped the work.
+ */
+import { Effect, Layer, Stream } from "effect"
+import type { ChatChoice, ChatChunk, ChatResult, FinishReason, ModelInfo, ToolCallDelta, Usage } from "../chat/ChatCompletion.ts"
+import { ChatModelError } from "../chat/ChatError.ts"
+import { ChatModel } from "../chat/ChatModel.ts"
+import type { ChatRequest, ToolCall } from "../chat/ChatRequest.ts"
+import { countPromptTokens, tokenCounter } from "../chat/TokenCount.ts"
+
+export interface ScriptedToolCall {
+  readonly name: string
+  /** JSON text, or an object that is serialised; invalid JSON text is sent as is. */
+  readonly arguments: string | Record<string, unknown>
+  readonly id?: string
+}
+
+/** One streamed piece: text, reasoning, or a fragment of a tool call. */
+export type ScriptedPiece =
+  | { readonly content: string }
+  | { readonly reasoning: string }
+  | { readonly toolCall: ToolCallDelta }
+
+export interface ScriptedReply {
+  readonly content?: string
+  readonly reasoning?: string
+  readonly toolCalls?: ReadonlyArray<ScriptedToolCall>
+  /** Default: tool_calls when the reply calls tools, stop otherwise. */
+  readonly finishReason?: FinishReason
+  /** Stream exactly these pieces; by default reasoning and content go word by word, tool calls whole. */
+  readonly pieces?: ReadonlyArray<ScriptedPiece>
+  /** Wait before each streamed piece, and before a whole completion. */
+  readonly delayMs?: number
+  /** Fail after this many streamed pieces (0: before any); a whole completion fails outright. */
+  readonly failAfter?: number
+  readonly failure?: { readonly reason: ChatModelError["reason"]; readonly message: string }
+  /** Default: counted with the o200k_base tokenizer. */
+  readonly usage?: Usage
+}
+
+export type ScriptedEnd = { readonly kind: "completed" | "failed" | "interrupted"; readonly model: string }
+
+export interface ScriptedChatOptions {
+  /** Model names served; the first is the default. Default ["periscope-scripted"]. */
+  readonly models?: ReadonlyArray<string>
+  /** Replies used in turn (one per choice, cycling), or a function of the request and choice index. */
+  readonly replies: ReadonlyArray<ScriptedReply> | ((request: ChatRequest, choice: number) => ScriptedReply)
+  readonly onEnd?: (end: ScriptedEnd) => void
+}
+
+const splitWords = (text: string): Array<string> => text.match(/\S+\s*|\s+/g) ?? []
+
+/** The pieces a reply streams as, in order: reasoning, content, then tool calls. */
+export const piecesOf = (reply: ScriptedReply): ReadonlyArray<ScriptedPiece> => {
+  if (reply.pieces !== undefined) return reply.pieces
+  const pieces: Array<ScriptedPiece> = []
+  for (const word of splitWords(reply.reasoning ?? "")) pieces.push({ reasoning: word })
+  for (const word of splitWords(reply.content ?? "")) pieces.push({ content: word })
+  reply.toolCalls?.forEach((call, index) => {
+    const full = toToolCall(call, index)
+    pieces.push({ toolCall: { index, id: full.id, type: "function", function: { name: full.function.name, arguments: full.function.arguments } } })
+  })
+  return pieces
+}
+
+const toToolCall = (call: ScriptedToolCall, index: number): ToolCall => ({
+  id: call.id ?? `call_scripted_${index}`,
+  type: "function",
+  function: {
+    name: call.name,
+    arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)
+  }
+})
+
+const finishOf = (reply: ScriptedReply): FinishReason =>
+  reply.finishReason ?? ((reply.toolCalls?.length ?? 0) > 0 ? "tool_calls" : "stop")
+
+const failureOf = (reply: ScriptedReply) =>
+  new ChatModelError(reply.failure ?? { reason: "upstream", message: "scripted failure" })
+
+export const makeScriptedChat = (options: ScriptedChatOptions) => {
+  const models = options.models ?? ["periscope-scripted"]
+  let turn = 0
+  const replyFor = (request: ChatRequest, choice: number): ScriptedReply => {
+    if (typeof options.replies === "function") return options.replies(request, choice)
+    const replies = options.replies
+    if (replies.length === 0) return { content: "" }
+    return replies[turn++ % replies.length]!
+  }
+  const report = (kind: ScriptedEnd["kind"], model: string) => Effect.sync(() => options.onEnd?.({ kind, model }))
+  const ended = (model: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(Effect.onExit((exit) =>
+      report(exit._tag === "Success" ? "completed" : exit.cause.reasons.every((r) => r._tag === "Interrupt") ? "interrupted" : "failed", model)
+    ))
+
+  const checkModel = (request: ChatRequest) =>
+    models.includes(request.model)
+      ? Effect.void
+      : Effect.fail(new ChatModelError({ reason: "model_not_found", message: `model ${JSON.stringify(request.model)} does not exist; GET /v1/models lists the models`, param: "model" }))
+
+  const usageOf = (request: ChatRequest, replies: ReadonlyArray<ScriptedReply>) =>
+    Effect.map(tokenCounter, (count): Usage => {
+      const given = replies.length === 1 ? replies[0]!.usage : undefined
+      if (given !== undefined) return given
+      const prompt = countPromptTokens(count, request.messages)
+      let completion = 0
+      for (const r of replies) {
+        if (r.usage !== undefined) { completion += r.usage.completion_tokens; continue }
+        completion += count(r.content ?? "") + count(r.reasoning ?? "")
+        for (const call of r.toolCalls ?? []) completion += count(toToolCall(call, 0).function.arguments)
+      }
+      return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+    })
+
+  const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> =>
+    Effect.gen(function*() {
+      yield* checkModel(request)
+      const replies = Array.from({ length: request.n }, (_, i) => replyFor(request, i))
+      const delay = Math.max(0, ...replies.map((r) => r.delayMs ?? 0))
+      if (delay > 0) yield* Effect.sleep(delay)
+      const failing = replies.find((r) => r.failAfter !== undefined || r.failure !== undefined)
+      if (failing !== undefined) return yield* failureOf(failing)
+      const choices: Array<ChatChoice> = replies.map((r, index) => ({
+        index,
+        message: {
+          role: "assistant",
+          content: r.content ?? ((r.toolCalls?.length ?? 0) > 0 ? null : ""),
+          reasoning_content: r.reasoning ?? "",
+          ...(r.toolCalls !== undefined && r.toolCalls.length > 0 ? { tool_calls: r.toolCalls.map(toToolCall) } : {})
+        },
+        finish_reason: finishOf(r),
+        logprobs: null
+      }))
+      return { model: request.model, choices, usage: yield* usageOf(request, replies) }
+    }).pipe(ended(request.model))
+
+  const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
+    Stream.unwrap(Effect.gen(function*() {
+      yield* checkModel(request)
+      const replies = Array.from({ length: request.n }, (_, i) => replyFor(request, i))
+      const usage = yield* usageOf(request, replies)
+      // Choices stream one after another; each piece is one chunk.
+      const perChoice = replies.map((reply, index) => {
+        const pieces = piecesOf(reply)
+        const body = Stream.fromIterable(pieces.map((piece, at) => ({ piece, at }))).pipe(
+          Stream.mapEffect(({ piece, at }) => {
+            const wait = reply.delayMs ? Effect.sleep(reply.delayMs) : Effect.void
+            const fail = reply.failAfter === at ? Effect.fail(failureOf(reply)) : Effect.void
+            return Effect.andThen(wait, Effect.as(fail, pieceChunk(index, piece)))
+          })
+        )
+        const tail: Stream.Stream<ChatChunk, ChatModelError> = reply.failAfter !== undefined && reply.failAfter >= pieces.length
+          ? Stream.fail(failureOf(reply))
+          : Stream.succeed({ choices: [{ index, delta: {}, finish_reason: finishOf(reply) }] })
+        return Stream.concat(body, tail)
+      })
+      const all = perChoice.reduce((acc, s) => Stream.concat(acc, s))
+      return Stream.concat(all, Stream.succeed<ChatChunk>({ choices: [], usage }))
+    })).pipe(Stream.onExit((exit) =>
+      report(exit._tag === "Success" ? "completed" : exit.cause.reasons.every((r) => r._tag === "Interrupt") ? "interrupted" : "failed", request.model)
+    ))
+
+  const modelInfos: ReadonlyArray<ModelInfo> = models.map((id) => ({ id, object: "model", created: 0, owned_by: "periscope" }))
+
+  return ChatModel.of({
+    models: Effect.succeed(modelInfos),
+    defaultModel: models[0]!,
+    complete,
+    stream
+  })
+}
+
+const pieceChunk = (index: number, piece: ScriptedPiece): ChatChunk => ({
+  choices: [{
+    index,
+    delta: "content" in piece
+      ? { content: piece.content }
+      : "reasoning" in piece
+      ? { reasoning_content: piece.reasoning }
+      : { tool_calls: [piece.toolCall] },
+    finish_reason: null
+  }]
+})
+
+/** ChatModel answered from a script. */
+export const ScriptedChatLayer = (options: ScriptedChatOptions): Layer.Layer<ChatModel> =>
+  Layer.sync(ChatModel, () => makeScriptedChat(options))

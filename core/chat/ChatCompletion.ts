@@ -1,0 +1,117 @@
+/**
+ * What a chat model answers: whole completions (spec 2.6) and stream chunks
+ * (OpenAI chat.completion.chunk). Backends produce the domain shapes
+ * (`ChatResult`, `ChatChunk`); the API layer adds id, created and object.
+ */
+import { Schema } from "effect"
+import { ToolCall } from "./ChatRequest.ts"
+
+/** Why a choice ended, in the spec's set. */
+export const FinishReason = Schema.Literals(["stop", "eos", "length", "tool_calls"])
+export type FinishReason = typeof FinishReason.Type
+
+export const Usage = Schema.Struct({
+  prompt_tokens: Schema.Int,
+  completion_tokens: Schema.Int,
+  total_tokens: Schema.Int
+})
+export type Usage = typeof Usage.Type
+
+export const AssistantMessage = Schema.Struct({
+  role: Schema.Literal("assistant"),
+  /** null when the model only called tools (as OpenAI answers). */
+  content: Schema.NullOr(Schema.String),
+  reasoning_content: Schema.String,
+  tool_calls: Schema.optionalKey(Schema.Array(ToolCall))
+})
+export type AssistantMessage = typeof AssistantMessage.Type
+
+export const ChatChoice = Schema.Struct({
+  index: Schema.Int,
+  message: AssistantMessage,
+  finish_reason: FinishReason,
+  logprobs: Schema.Null
+})
+export type ChatChoice = typeof ChatChoice.Type
+
+/** A backend's whole answer. */
+export interface ChatResult {
+  readonly model: string
+  readonly choices: ReadonlyArray<ChatChoice>
+  readonly usage: Usage
+}
+
+/** The wire response: spec 2.6, OpenAI-compatible. */
+export const ChatCompletionResponse = Schema.Struct({
+  id: Schema.String,
+  object: Schema.Literal("chat.completion"),
+  /** Unix time in seconds, as OpenAI sends it. */
+  created: Schema.Int,
+  model: Schema.String,
+  choices: Schema.Array(ChatChoice),
+  /** The first choice's tool calls, at the top level where the spec shows them. */
+  tool_calls: Schema.optionalKey(Schema.Array(ToolCall)),
+  usage: Usage
+}).annotate({ identifier: "ChatCompletionResponse" })
+export type ChatCompletionResponse = typeof ChatCompletionResponse.Type
+
+// --- streaming ----------------------------------------------------------------
+
+export const ToolCallDelta = Schema.Struct({
+  index: Schema.Int,
+  id: Schema.optionalKey(Schema.String),
+  type: Schema.optionalKey(Schema.Literal("function")),
+  function: Schema.optionalKey(Schema.Struct({
+    name: Schema.optionalKey(Schema.String),
+    arguments: Schema.optionalKey(Schema.String)
+  }))
+})
+export type ToolCallDelta = typeof ToolCallDelta.Type
+
+export const ChunkDelta = Schema.Struct({
+  role: Schema.optionalKey(Schema.Literal("assistant")),
+  content: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  reasoning_content: Schema.optionalKey(Schema.String),
+  tool_calls: Schema.optionalKey(Schema.Array(ToolCallDelta))
+})
+export type ChunkDelta = typeof ChunkDelta.Type
+
+export const ChunkChoice = Schema.Struct({
+  index: Schema.Int,
+  delta: ChunkDelta,
+  finish_reason: Schema.NullOr(FinishReason),
+  logprobs: Schema.optionalKey(Schema.Null)
+})
+export type ChunkChoice = typeof ChunkChoice.Type
+
+/** A backend's stream element: choice deltas, and usage on the last one. */
+export interface ChatChunk {
+  readonly choices: ReadonlyArray<ChunkChoice>
+  readonly usage?: Usage | undefined
+}
+
+export const ChatCompletionChunk = Schema.Struct({
+  id: Schema.String,
+  object: Schema.Literal("chat.completion.chunk"),
+  created: Schema.Int,
+  model: Schema.String,
+  choices: Schema.Array(ChunkChoice),
+  usage: Schema.optionalKey(Schema.NullOr(Usage))
+}).annotate({ identifier: "ChatCompletionChunk" })
+export type ChatCompletionChunk = typeof ChatCompletionChunk.Type
+
+// --- models -------------------------------------------------------------------
+
+export const ModelInfo = Schema.Struct({
+  id: Schema.String,
+  object: Schema.Literal("model"),
+  created: Schema.Int,
+  owned_by: Schema.String
+})
+export type ModelInfo = typeof ModelInfo.Type
+
+export const ModelList = Schema.Struct({
+  object: Schema.Literal("list"),
+  data: Schema.Array(ModelInfo)
+}).annotate({ identifier: "ModelList" })
+export type ModelList = typeof ModelList.Type

@@ -1,0 +1,240 @@
+/**
+ * The chat request (spec 2.5) as one Schema: wire shape, rules and defaults.
+ * Decoding it yields the domain request every backend receives, with every
+ * default applied, `stop` normalised to an array and roles filled in.
+ */
+import { Effect, Schema, SchemaGetter } from "effect"
+import { ruledNumber, ruledString } from "../api/Rules.ts"
+
+export const MAX_TOOLS = 128
+export const MAX_STOP = 16
+export const MAX_N = 16
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/
+
+/** Spec defaults, applied when a field is absent. */
+export const chatDefaults = {
+  frequency_penalty: 0.5,
+  max_tokens: 512,
+  n: 1,
+  temperature: 0.7,
+  top_k: 50,
+  top_p: 0.7,
+  stream: false
+} as const
+
+const optionalKey = Schema.optionalKey
+
+// --- messages ---------------------------------------------------------------
+
+const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+const ImagePart = Schema.Struct({
+  type: Schema.Literal("image_url"),
+  image_url: Schema.Struct({ url: Schema.String, detail: optionalKey(Schema.String) })
+})
+/** Content parts as OpenAI clients send them; text parts are what models read. */
+export const ContentPart = Schema.Union([TextPart, ImagePart]).annotate({
+  message: "must be a content part {type:\"text\", text} or {type:\"image_url\", image_url:{url}}"
+})
+export type ContentPart = typeof ContentPart.Type
+
+const Content = Schema.Union([Schema.String, Schema.Array(ContentPart)]).annotate({
+  message: "must be a string or an array of content parts"
+})
+
+export const ToolCall = Schema.Struct({
+  id: ruledString("must be a string"),
+  type: Schema.Literal("function").pipe(Schema.withDecodingDefaultKey(Effect.succeed("function" as const))),
+  function: Schema.Struct({
+    name: ruledString("must be a string"),
+    arguments: ruledString("must be a string of JSON text")
+  })
+})
+export type ToolCall = typeof ToolCall.Type
+
+const roleRule = "must be one of system, user, assistant, tool (developer is read as system)"
+const Role = Schema.Literals(["system", "user", "assistant", "tool", "developer"]).annotate({ message: roleRule })
+
+const MessageFields = Schema.Struct({
+  role: Role.pipe(Schema.withDecodingDefaultKey(Effect.succeed("user" as const))),
+  content: optionalKey(Schema.NullOr(Content)),
+  name: optionalKey(ruledString("must be a string")),
+  tool_calls: optionalKey(Schema.Array(ToolCall).annotate({ message: "must be an array of tool calls" })),
+  tool_call_id: optionalKey(ruledString("must be a string")),
+  reasoning_content: optionalKey(Schema.NullOr(Schema.String))
+}).annotate({ message: "must be a message object with role and content" })
+
+/** Role-specific rules: what each role must and must not carry. */
+const roleRules = Schema.makeFilter<typeof MessageFields.Type>((m) => {
+  const hasContent = m.content !== undefined && m.content !== null
+  switch (m.role) {
+    case "tool":
+      if (m.tool_call_id === undefined || m.tool_call_id === "")
+        return { path: ["tool_call_id"], issue: "is required for role tool" }
+      if (!hasContent) return { path: ["content"], issue: "is required for role tool" }
+      return undefined
+    case "assistant":
+      if (!hasContent && (m.tool_calls === undefined || m.tool_calls.length === 0))
+        return { path: ["content"], issue: "is required for role assistant unless tool_calls is given" }
+      return undefined
+    default:
+      if (!hasContent) return { path: ["content"], issue: `is required for role ${m.role}` }
+      if (m.tool_calls !== undefined) return { path: ["tool_calls"], issue: "is only allowed for role assistant" }
+      return undefined
+  }
+})
+
+/** A message after decoding: `developer` is read as `system`. */
+export const ChatMessage = MessageFields.check(roleRules).pipe(
+  Schema.decode({
+    decode: SchemaGetter.transform((m: typeof MessageFields.Type) =>
+      m.role === "developer" ? { ...m, role: "system" as const } : m
+    ),
+    encode: SchemaGetter.transform((m: typeof MessageFields.Type) => m)
+  })
+)
+export type ChatMessage = typeof ChatMessage.Type
+
+// --- tools ------------------------------------------------------------------
+
+const toolNameRule = "must match ^[A-Za-z0-9_-]{1,64}$ (letters, digits, underscore, hyphen; at most 64)"
+
+export const FunctionDefinition = Schema.Struct({
+  name: Schema.String.annotate({ message: toolNameRule }).check(Schema.isPattern(TOOL_NAME_PATTERN, { message: toolNameRule })),
+  description: optionalKey(ruledString("must be a string")),
+  parameters: optionalKey(
+    Schema.Record(Schema.String, Schema.Unknown).annotate({ message: "must be a JSON Schema object" })
+  ),
+  strict: optionalKey(Schema.NullOr(Schema.Boolean).annotate({ message: "must be a boolean or null" }))
+}).annotate({ message: "must be an object with a name" })
+
+export const ToolDefinition = Schema.Struct({
+  type: Schema.Literal("function").annotate({ message: "must be \"function\" (only functions are supported as tools)" }).pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed("function" as const))
+  ),
+  function: FunctionDefinition
+}).annotate({ message: "must be a tool object {type:\"function\", function:{name, ...}}" })
+export type ToolDefinition = typeof ToolDefinition.Type
+
+const Tools = Schema.Array(ToolDefinition).annotate({ message: `must be an array of at most ${MAX_TOOLS} tools` }).check(
+  Schema.isMaxLength(MAX_TOOLS, { message: `must be an array of at most ${MAX_TOOLS} tools` }),
+  Schema.makeFilter((tools: ReadonlyArray<ToolDefinition>) => {
+    const seen = new Set<string>()
+    for (let i = 0; i < tools.length; i++) {
+      const name = tools[i]!.function.name
+      if (seen.has(name)) return { path: [i, "function", "name"], issue: `duplicates the tool name ${JSON.stringify(name)}` }
+      seen.add(name)
+    }
+    return undefined
+  })
+)
+
+const ToolChoice = Schema.Union([
+  Schema.Literals(["none", "auto", "required"]),
+  Schema.Struct({ type: Schema.Literal("function"), function: Schema.Struct({ name: Schema.String }) })
+]).annotate({ message: "must be \"none\", \"auto\", \"required\" or {type:\"function\", function:{name}}" })
+export type ToolChoice = typeof ToolChoice.Type
+
+// --- response format --------------------------------------------------------
+
+export const ResponseFormat = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("text") }),
+  Schema.Struct({ type: Schema.Literal("json_object") }),
+  Schema.Struct({
+    type: Schema.Literal("json_schema"),
+    json_schema: Schema.Struct({
+      name: ruledString("must be a string"),
+      description: optionalKey(Schema.String),
+      schema: optionalKey(Schema.Record(Schema.String, Schema.Unknown).annotate({ message: "must be a JSON Schema object" })),
+      strict: optionalKey(Schema.NullOr(Schema.Boolean))
+    }).annotate({ message: "must be an object {name, schema, strict?}" })
+  })
+]).annotate({ message: "must be {type:\"text\"}, {type:\"json_object\"} or {type:\"json_schema\", json_schema:{name, schema}}" })
+export type ResponseFormat = typeof ResponseFormat.Type
+
+// --- stop -------------------------------------------------------------------
+
+const stopRule = `must be a non-empty string or an array of at most ${MAX_STOP} non-empty strings`
+const StopString = Schema.String.annotate({ message: stopRule }).check(Schema.isMinLength(1, { message: stopRule }))
+/** `stop` as sent (string, array or null), decoded to an array. */
+const Stop = Schema.Union([StopString, Schema.Array(StopString), Schema.Null]).annotate({ message: stopRule }).pipe(
+  Schema.decodeTo(
+    Schema.Array(Schema.String).check(Schema.isMaxLength(MAX_STOP, { message: stopRule })),
+    {
+      decode: SchemaGetter.transform((s: string | ReadonlyArray<string> | null) =>
+        s === null ? [] : typeof s === "string" ? [s] : s
+      ),
+      encode: SchemaGetter.transform((s: ReadonlyArray<string>) => s)
+    }
+  )
+)
+
+// --- the request ------------------------------------------------------------
+
+const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
+  schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+
+export const ChatCompletionRequest = Schema.Struct({
+  messages: Schema.Array(ChatMessage).annotate({ message: "must be a non-empty array of messages" }).check(
+    Schema.isMinLength(1, { message: "must be a non-empty array of messages" })
+  ),
+  /** Absent means the configured default model. */
+  model: optionalKey(Schema.String.annotate({ message: "must be a model name (string)" }).check(
+    Schema.isMinLength(1, { message: "must be a model name (string)" })
+  )),
+  frequency_penalty: withDefault(ruledNumber("must be a number from -2 to 2", { min: -2, max: 2 }), chatDefaults.frequency_penalty),
+  presence_penalty: optionalKey(ruledNumber("must be a number from -2 to 2", { min: -2, max: 2 })),
+  max_tokens: optionalKey(ruledNumber("must be an integer with 1 < x < 8192", { integer: true, exclusiveMin: 1, exclusiveMax: 8192 })),
+  /** Newer OpenAI clients send this name; it obeys the same rule as max_tokens. */
+  max_completion_tokens: optionalKey(ruledNumber("must be an integer with 1 < x < 8192", { integer: true, exclusiveMin: 1, exclusiveMax: 8192 })),
+  n: withDefault(ruledNumber(`must be an integer from 1 to ${MAX_N}`, { integer: true, min: 1, max: MAX_N }), chatDefaults.n),
+  response_format: optionalKey(ResponseFormat),
+  stop: withDefault(Stop, null),
+  stream: withDefault(Schema.Boolean.annotate({ message: "must be a boolean" }), chatDefaults.stream),
+  stream_options: optionalKey(Schema.NullOr(Schema.Struct({
+    include_usage: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" }))
+  }).annotate({ message: "must be an object {include_usage?: boolean}" }))),
+  temperature: withDefault(ruledNumber("must be a number from 0 to 2", { min: 0, max: 2 }), chatDefaults.temperature),
+  top_p: withDefault(ruledNumber("must be a number with 0 < x <= 1", { exclusiveMin: 0, max: 1 }), chatDefaults.top_p),
+  top_k: withDefault(ruledNumber("must be an integer >= 1", { integer: true, min: 1 }), chatDefaults.top_k),
+  tools: optionalKey(Tools),
+  tool_choice: optionalKey(ToolChoice),
+  parallel_tool_calls: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
+  seed: optionalKey(ruledNumber("must be an integer", { integer: true })),
+  user: optionalKey(ruledString("must be a string"))
+}).annotate({ identifier: "ChatCompletionRequest", message: "must be a JSON object with messages and model" }).check(
+  Schema.makeFilter((r) => {
+    const choice = r.tool_choice
+    if (choice !== undefined && typeof choice === "object") {
+      const names = r.tools?.map((t) => t.function.name) ?? []
+      if (!names.includes(choice.function.name))
+        return { path: ["tool_choice", "function", "name"], issue: `names no tool in tools (${JSON.stringify(choice.function.name)})` }
+    }
+    if (choice === "required" && (r.tools === undefined || r.tools.length === 0))
+      return { path: ["tool_choice"], issue: "is \"required\" but no tools are given" }
+    return undefined
+  })
+)
+export type ChatCompletionRequest = typeof ChatCompletionRequest.Type
+
+/**
+ * The request every backend receives: the decoded body with the model
+ * resolved and one `max_tokens` (max_completion_tokens folded in).
+ */
+export interface ChatRequest extends Omit<ChatCompletionRequest, "model" | "max_tokens" | "max_completion_tokens"> {
+  readonly model: string
+  readonly max_tokens: number
+}
+
+export const toChatRequest = (body: ChatCompletionRequest, model: string): ChatRequest => {
+  const { max_completion_tokens, max_tokens, model: _model, ...rest } = body
+  return { ...rest, model, max_tokens: max_tokens ?? max_completion_tokens ?? chatDefaults.max_tokens }
+}
+
+/** The text of a message's content: parts joined, images left out. */
+export const contentText = (content: ChatMessage["content"]): string => {
+  if (content === undefined || content === null) return ""
+  if (typeof content === "string") return content
+  let out = ""
+  for (const part of content) if (part.type === "text") out += part.text
+  return out
+}

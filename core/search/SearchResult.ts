@@ -1,0 +1,57 @@
+/**
+ * Domain schemas of search answers. The wire envelope (core/api) wraps these;
+ * the embed library returns them as they are.
+ */
+import { Schema } from "effect"
+
+/** One ranked page of a web search. `position` runs 1..n in ranking order. */
+export const WebResult = Schema.Struct({
+  title: Schema.String,
+  link: Schema.String,
+  snippet: Schema.String,
+  position: Schema.Int,
+  /** ISO 8601 (`YYYY-MM-DD` or a full timestamp) or null when the page states no date. */
+  date: Schema.NullOr(Schema.String)
+})
+export type WebResult = typeof WebResult.Type
+
+/** The `data` of a web search: the results and the query actually searched. */
+export const WebSearchData = Schema.Struct({
+  organic: Schema.Array(WebResult),
+  query: Schema.String
+})
+export type WebSearchData = typeof WebSearchData.Type
+
+/** One image of an image search; `title` may be empty but is never missing. */
+export const ImageResult = Schema.Struct({
+  url: Schema.String,
+  refUrl: Schema.String,
+  title: Schema.String
+})
+export type ImageResult = typeof ImageResult.Type
+
+/** A validated search request: trimmed keywords and a result count in 1..100. */
+export interface SearchQuery {
+  readonly keywords: string
+  readonly num: number
+}
+
+/** A ranked hit as a backend produces it, before positions are assigned. */
+export interface WebHit {
+  readonly title: string
+  readonly link: string
+  readonly snippet: string
+  readonly date: string | null
+}
+
+/** Numbers the hits 1..n: positions are assigned in one place, after ranking. */
+export const toWebSearchData = (query: string, hits: ReadonlyArray<WebHit>): WebSearchData => ({
+  organic: hits.map((hit, i) => ({
+    title: hit.title,
+    link: hit.link,
+    snippet: hit.snippet,
+    position: i + 1,
+    date: hit.date
+  })),
+  query
+})

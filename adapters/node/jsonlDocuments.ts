@@ -1,9 +1,8 @@
 /** Reads a JSONL file of {url, title, text, date?, images?} documents, naming the line of any bad record. */
-import { readFileSync } from "node:fs"
 import { Effect, Result, Schema } from "effect"
 import { makeBodyDecoder, parseJson } from "../../core/api/RequestBody.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
-import { SettingsError } from "./settings.ts"
+import { readText, SettingsError } from "./settings.ts"
 
 const ImageRecordSchema = Schema.Struct({
   url: Schema.String,
@@ -29,10 +28,7 @@ const decodeRecord = makeBodyDecoder(DocumentRecord)
 export const readJsonlDocuments = (path: string, setting: string): Effect.Effect<Array<IndexDocument>, SettingsError> =>
   Effect.gen(function*() {
     const where = `${setting} (${path})`
-    const text = yield* Effect.try({
-      try: () => readFileSync(path, "utf8"),
-      catch: (e) => new SettingsError({ setting: where, message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
-    })
+    const text = yield* Effect.mapError(readText(path), (message) => new SettingsError({ setting: where, message }))
     const docs: Array<IndexDocument> = []
     const lines = text.split("\n")
     for (let i = 0; i < lines.length; i++) {

@@ -4,28 +4,18 @@
  * first start makes a key, prints it once and keeps only its hash in
  * <dataDir>/keys.json: secure by default.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { Effect, Result } from "effect"
-import { makeBodyDecoder, parseJson } from "../../core/api/RequestBody.ts"
+import { Effect } from "effect"
+import { makeBodyDecoder } from "../../core/api/RequestBody.ts"
+import { readJsonFile } from "../../core/config/Settings.ts"
 import { generateKey, hashKey, type KeyRecord, KeysFile, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
-import { SettingsError, type Settings } from "./settings.ts"
+import { readText, SettingsError, type Settings } from "./settings.ts"
 
 const decodeKeysFile = makeBodyDecoder(KeysFile)
 
 export const readKeysFile = (path: string, setting: string): Effect.Effect<ReadonlyArray<KeyRecord>, SettingsError> =>
-  Effect.gen(function*() {
-    const where = `${setting} (${path})`
-    const text = yield* Effect.try({
-      try: () => readFileSync(path, "utf8"),
-      catch: (e) => new SettingsError({ setting: where, message: `cannot be read: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
-    })
-    const json = parseJson(text)
-    if (Result.isFailure(json)) return yield* new SettingsError({ setting: where, message: json.failure.message.replace("request body", "file") })
-    const decoded = decodeKeysFile(json.success)
-    if (Result.isFailure(decoded)) return yield* new SettingsError({ setting: where, message: decoded.failure.message.replace(/^request body/, "file") })
-    return decoded.success.keys
-  })
+  Effect.map(readJsonFile(readText, path, setting, decodeKeysFile), (file) => file.keys)
 
 /** Writes via a temporary file and rename, readable by the owner only. */
 const writePrivateFile = (path: string, content: string) => {

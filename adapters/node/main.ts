@@ -27,7 +27,7 @@ const program = Effect.gen(function*() {
   const keys = yield* setupKeys(settings)
   if (keys.generatedKey !== undefined) yield* announceKey(keys.generatedKey, keys.generatedFile!)
   const services = yield* makeServices(settings, keys.records)
-  const server = HttpRouter.serve(PeriscopeRoutes).pipe(
+  const server = HttpRouter.serve(PeriscopeRoutes, { disableLogger: !settings.logRequests }).pipe(
     Layer.provide(services),
     Layer.provide(serverOptionsLayer(settings)),
     Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))

@@ -6,11 +6,11 @@ import { ApiKeys } from "../../core/auth/ApiKeys.ts"
 import type { KeyRecord } from "../../core/auth/KeyRecord.ts"
 import { RateLimiter } from "../../core/auth/RateLimiter.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
-import { ScriptedChatLayer } from "../../core/backends/ScriptedChat.ts"
+import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
 import type { ImageSearch } from "../../core/search/ImageSearch.ts"
 import type { WebSearch } from "../../core/search/WebSearch.ts"
 import { readJsonlDocuments } from "./jsonlDocuments.ts"
-import { sampleDocuments } from "./sampleDocuments.ts"
+import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import type { Settings, SettingsError } from "./settings.ts"
 
 const searchLayer = (settings: Settings): Effect.Effect<Layer.Layer<WebSearch | ImageSearch>, SettingsError> =>
@@ -19,12 +19,7 @@ const searchLayer = (settings: Settings): Effect.Effect<Layer.Layer<WebSearch | 
     : Effect.map(readJsonlDocuments(settings.search.documents, "search.documents"), FixtureSearchLayer)
 
 /** Until a model upstream is configured, chat answers from a script that says so. */
-const defaultChat = ScriptedChatLayer({
-  models: ["periscope-scripted"],
-  replies: [{
-    content: "Periscope is running without a chat model upstream; this reply comes from the scripted backend."
-  }]
-})
+const defaultChat = ScriptedChatLayer(unconfiguredChat)
 
 export const makeServices = (settings: Settings, keys: ReadonlyArray<KeyRecord>): Effect.Effect<Layer.Layer<AppServices>, SettingsError> =>
   Effect.map(searchLayer(settings), (search) =>

@@ -8,7 +8,7 @@ import { ChatCompletionRequest, toChatRequest } from "../chat/ChatRequest.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { ServerOptions } from "./ServerOptions.ts"
 import type { ApiError } from "./ApiError.ts"
-import { chatEventStream } from "./ChatSse.ts"
+import { sequenceChunks, sseBody } from "./ChatSse.ts"
 import { completionId } from "./CompletionIds.ts"
 import { fromChatError, internalError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
@@ -44,14 +44,16 @@ export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fn
         const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
         if (chatRequest.stream) {
           const options = yield* ServerOptions
-          const events = chatEventStream(
+          const events = sequenceChunks(
             chat.stream(chatRequest),
             { id, created, model: chatRequest.model, includeUsage: chatRequest.stream_options?.include_usage === true },
             fromChatError,
-            internalError,
-            options.streamKeepAlive
+            internalError
           )
-          return HttpServerResponse.stream(events, { contentType: "text/event-stream", headers: SSE_HEADERS })
+          return HttpServerResponse.stream(sseBody(events, options.streamKeepAlive), {
+            contentType: "text/event-stream",
+            headers: SSE_HEADERS
+          })
         }
         const result = yield* Effect.mapError(chat.complete(chatRequest), fromChatError)
         return toCompletionResponse(result, id, created)

@@ -1,18 +1,19 @@
 /**
- * Server-sent events for streamed chat: OpenAI chat.completion.chunk events,
- * usage on the last chunk (and as an extra `choices: []` chunk when asked),
- * keep-alive comments during silences, a failure as an error event, and
- * always `data: [DONE]` at the end. Encoding is plain string work per chunk.
+ * Streamed chat on the wire: OpenAI chat.completion.chunk objects, usage on
+ * the last chunk (and as an extra `choices: []` chunk when asked), a failure
+ * as an error event, and always `data: [DONE]` at the end; keep-alive
+ * comments during silences. ChunkSequencer is the one place that decides
+ * what chunks a stream shows; SSE framing is a plain string step after it.
  */
 import { Cause, Duration, Effect, Stream } from "effect"
-import type { ChatChunk, ChunkChoice, Usage } from "../chat/ChatCompletion.ts"
+import type { ChatChunk, ChatCompletionChunk, ChunkChoice, Usage } from "../chat/ChatCompletion.ts"
 import { type ApiError, toChatErrorBody } from "./ApiError.ts"
 
-export interface SseMeta {
+export interface StreamMeta {
   readonly id: string
   readonly created: number
   readonly model: string
-  /** stream_options.include_usage: add the usage-only chunk before [DONE]. */
+  /** stream_options.include_usage: add the usage-only chunk at the end. */
   readonly includeUsage: boolean
 }
 
@@ -20,57 +21,53 @@ export const DONE_EVENT = "data: [DONE]\n\n"
 export const KEEP_ALIVE_EVENT = ": keep-alive\n\n"
 
 /**
- * Turns backend chunks into SSE event text. A chunk that finishes a choice is
- * held until the next event or the end, so that the last one can carry usage;
- * every other chunk is written as soon as it is produced.
+ * Turns backend chunks into wire chunks. A chunk that finishes a choice is
+ * held until the next chunk or the end, so that the last one can carry usage;
+ * every other chunk goes out as soon as it is produced. The first delta of
+ * each choice carries role "assistant", as OpenAI clients expect.
  */
-export class ChunkEncoder {
-  private readonly prefix: string
+export class ChunkSequencer {
+  private readonly meta: StreamMeta
+  private readonly roleSent = new Set<number>()
   private held: ReadonlyArray<ChunkChoice> | undefined
   private usage: Usage | undefined
-  private readonly roleSent = new Set<number>()
-  private readonly meta: SseMeta
 
-  constructor(meta: SseMeta) {
+  constructor(meta: StreamMeta) {
     this.meta = meta
-    this.prefix = `data: {"id":${JSON.stringify(meta.id)},"object":"chat.completion.chunk","created":${meta.created},"model":${JSON.stringify(meta.model)},"choices":`
   }
 
-  /** Events to write for one backend chunk (possibly none while a finish chunk is held). */
-  push(chunk: ChatChunk): string {
+  /** Wire chunks for one backend chunk (none while a finishing chunk is held). */
+  push(chunk: ChatChunk, out: Array<ChatCompletionChunk>): void {
     if (chunk.usage !== undefined) this.usage = chunk.usage
-    if (chunk.choices.length === 0) return ""
+    if (chunk.choices.length === 0) return
     const choices = this.withRoles(chunk.choices)
-    let out = this.flushHeld(false)
+    this.flushHeld(false, out)
     if (choices.some((c) => c.finish_reason !== null)) this.held = choices
-    else out += this.event(choices, undefined)
-    return out
+    else out.push(this.make(choices, undefined))
   }
 
-  /** The events that end a successful stream. */
-  end(): string {
-    let out = this.flushHeld(true)
-    if (this.meta.includeUsage && this.usage !== undefined) out += this.prefix + `[],"usage":${JSON.stringify(this.usage)}}\n\n`
-    return out + DONE_EVENT
+  /** The chunks that end a successful stream. */
+  end(out: Array<ChatCompletionChunk>): void {
+    this.flushHeld(true, out)
+    if (this.meta.includeUsage && this.usage !== undefined) out.push(this.make([], this.usage))
   }
 
-  /** The events that end a failed stream: what was held, the error, then [DONE]. */
-  fail(error: ApiError): string {
-    return this.flushHeld(false) + `data: ${JSON.stringify(toChatErrorBody(error))}\n\n` + DONE_EVENT
+  /** What was held when a stream fails: it is still shown before the error. */
+  flush(out: Array<ChatCompletionChunk>): void {
+    this.flushHeld(false, out)
   }
 
-  private flushHeld(last: boolean): string {
-    if (this.held === undefined) return ""
-    const held = this.held
+  private flushHeld(last: boolean, out: Array<ChatCompletionChunk>): void {
+    if (this.held === undefined) return
+    out.push(this.make(this.held, last ? this.usage : undefined))
     this.held = undefined
-    return this.event(held, last ? this.usage : undefined)
   }
 
-  private event(choices: ReadonlyArray<ChunkChoice>, usage: Usage | undefined): string {
-    return this.prefix + JSON.stringify(choices) + (usage === undefined ? "}\n\n" : `,"usage":${JSON.stringify(usage)}}\n\n`)
+  private make(choices: ReadonlyArray<ChunkChoice>, usage: Usage | undefined): ChatCompletionChunk {
+    const chunk = { id: this.meta.id, object: "chat.completion.chunk" as const, created: this.meta.created, model: this.meta.model, choices }
+    return usage === undefined ? chunk : { ...chunk, usage }
   }
 
-  /** The first delta of each choice carries role "assistant", as OpenAI clients expect. */
   private withRoles(choices: ReadonlyArray<ChunkChoice>): ReadonlyArray<ChunkChoice> {
     let out: Array<ChunkChoice> | undefined
     for (let i = 0; i < choices.length; i++) {
@@ -85,33 +82,69 @@ export class ChunkEncoder {
   }
 }
 
-const encoder = new TextEncoder()
+/** One element of a sequenced stream: a wire chunk, or the error that ended it. */
+export type SequencedEvent =
+  | { readonly _tag: "Chunk"; readonly chunk: ChatCompletionChunk }
+  | { readonly _tag: "Error"; readonly error: ApiError }
 
 /**
- * The SSE body of a chat stream. Interrupting it (the client went away)
- * interrupts `chunks`, which cancels the backend's work.
+ * Backend chunks as wire chunks, ending with an Error event instead of a
+ * failure. Interruption still propagates, so the backend is cancelled.
  */
-export const chatEventStream = <E>(
+export const sequenceChunks = <E>(
   chunks: Stream.Stream<ChatChunk, E>,
-  meta: SseMeta,
+  meta: StreamMeta,
   toApiError: (error: E) => ApiError,
-  onDefect: (cause: Cause.Cause<never>) => ApiError,
-  keepAlive: Duration.Input = "15 seconds"
-): Stream.Stream<Uint8Array> =>
+  onDefect: (cause: Cause.Cause<unknown>) => ApiError
+): Stream.Stream<SequencedEvent> =>
   Stream.suspend(() => {
-    const chunkEncoder = new ChunkEncoder(meta)
-    let lastWrite = Date.now()
-    const keepAliveMs = Duration.toMillis(Duration.fromInputUnsafe(keepAlive))
-    const events = chunks.pipe(
-      Stream.map((chunk) => chunkEncoder.push(chunk)),
-      Stream.concat(Stream.sync(() => chunkEncoder.end())),
-      Stream.catchCause((cause) => {
+    const sequencer = new ChunkSequencer(meta)
+    const asEvents = (out: Array<ChatCompletionChunk>): Array<SequencedEvent> => out.map((chunk) => ({ _tag: "Chunk", chunk }))
+    return chunks.pipe(
+      Stream.map((chunk) => {
+        const out: Array<ChatCompletionChunk> = []
+        sequencer.push(chunk, out)
+        return asEvents(out)
+      }),
+      Stream.concat(Stream.sync(() => {
+        const out: Array<ChatCompletionChunk> = []
+        sequencer.end(out)
+        return asEvents(out)
+      })),
+      Stream.catchCause((cause): Stream.Stream<Array<SequencedEvent>> => {
         if (Cause.hasInterruptsOnly(cause)) return Stream.failCause(cause as Cause.Cause<never>)
         const failure = Cause.findErrorOption(cause)
-        const error = failure._tag === "Some" ? toApiError(failure.value) : onDefect(cause as Cause.Cause<never>)
-        return Stream.succeed(chunkEncoder.fail(error))
+        const out: Array<ChatCompletionChunk> = []
+        sequencer.flush(out)
+        if (failure._tag === "Some") return Stream.succeed([...asEvents(out), { _tag: "Error", error: toApiError(failure.value) }])
+        // A defect: logged here, shown to the caller only as an internal error.
+        return Stream.fromEffect(
+          Effect.as(Effect.logError("chat stream failed", cause), [...asEvents(out), { _tag: "Error", error: onDefect(cause) }])
+        )
       }),
-      Stream.filter((text) => text.length > 0),
+      Stream.flattenIterable
+    )
+  })
+
+const encoder = new TextEncoder()
+
+const frame = (event: SequencedEvent): string =>
+  event._tag === "Chunk"
+    ? `data: ${JSON.stringify(event.chunk)}\n\n`
+    : `data: ${JSON.stringify(toChatErrorBody(event.error))}\n\n`
+
+/**
+ * The SSE body of a chat stream: events, keep-alive comments after
+ * `keepAlive` of silence, then [DONE]. Interrupting it (the client went away)
+ * interrupts the backend stream.
+ */
+export const sseBody = (events: Stream.Stream<SequencedEvent>, keepAlive: Duration.Input): Stream.Stream<Uint8Array> =>
+  Stream.suspend(() => {
+    let lastWrite = Date.now()
+    const keepAliveMs = Duration.toMillis(Duration.fromInputUnsafe(keepAlive))
+    const framed = events.pipe(
+      Stream.map(frame),
+      Stream.concat(Stream.succeed(DONE_EVENT)),
       Stream.tap(() => Effect.sync(() => { lastWrite = Date.now() }))
     )
     // Ticks at half the interval; a comment goes out only after a real silence.
@@ -122,7 +155,5 @@ export const chatEventStream = <E>(
         return KEEP_ALIVE_EVENT
       })
     )
-    return Stream.merge(events, keepAlives, { haltStrategy: "left" }).pipe(
-      Stream.map((text) => encoder.encode(text))
-    )
+    return Stream.merge(framed, keepAlives, { haltStrategy: "left" }).pipe(Stream.map((text) => encoder.encode(text)))
   })

@@ -34,8 +34,8 @@ export const PeriscopeRoutes = Layer.mergeAll(
  * A fetch-style handler over the given services: `(Request) => Promise<Response>`.
  * Used by the Deno adapter and the embed library; `dispose` releases the services.
  */
-export const makeWebHandler = <E>(services: Layer.Layer<AppServices, E>) =>
+export const makeWebHandler = <E>(services: Layer.Layer<AppServices, E>, options?: { readonly memoMap?: Layer.MemoMap }) =>
   HttpRouter.toWebHandler(
     PeriscopeRoutes.pipe(Layer.provide(services), Layer.provide(HttpServer.layerServices)),
-    { disableLogger: true }
+    { disableLogger: true, ...(options?.memoMap === undefined ? {} : { memoMap: options.memoMap }) }
   )

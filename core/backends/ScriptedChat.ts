@@ -189,3 +189,11 @@ const pieceChunk = (index: number, piece: ScriptedPiece): ChatChunk => ({
 /** ChatModel answered from a script. */
 export const ScriptedChatLayer = (options: ScriptedChatOptions): Layer.Layer<ChatModel> =>
   Layer.sync(ChatModel, () => makeScriptedChat(options))
+
+/** The chat Periscope answers with until a model is configured: it says so. */
+export const unconfiguredChat: ScriptedChatOptions = {
+  models: ["periscope-scripted"],
+  replies: [{
+    content: "Periscope is running without a chat model upstream; this reply comes from the scripted backend."
+  }]
+}

@@ -26,6 +26,8 @@ export const ConfigFile = Schema.Struct({
   rateLimitPerMinute: optionalKey(ruledNumber("must be an integer >= 1", { integer: true, min: 1 })),
   /** Seconds of silence before a keep-alive comment on a chat stream. */
   streamKeepAliveSeconds: optionalKey(ruledNumber("must be a number > 0", { exclusiveMin: 0 })),
+  /** Log one line per request (method, path, status, time). Default false. */
+  logRequests: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   search: optionalKey(SearchConfig)
 }).annotate({ message: "must be a JSON object" })
 export type ConfigFile = typeof ConfigFile.Type

@@ -2,7 +2,7 @@
  * Documents the fixture backend serves when none are configured: pages about
  * Periscope itself (our own words), so a fresh `npm start` answers searches.
  */
-import type { IndexDocument } from "../../core/index/Document.ts"
+import type { IndexDocument } from "../index/Document.ts"
 
 export const sampleDocuments: ReadonlyArray<IndexDocument> = [
   {

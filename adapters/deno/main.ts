@@ -1,0 +1,62 @@
+/**
+ * Periscope on Deno and Deno Deploy: the same web handler as every adapter,
+ * served by Deno.serve. Settings come from the environment (and the config
+ * file, when PERISCOPE_CONFIG names one bundled with the deployment).
+ *
+ * Permissions: --allow-net (serve), --allow-env (settings), --allow-read
+ * (config, keys and snapshot files). Deno Deploy grants these.
+ * Deno keeps no data directory, so a key must be configured: PERISCOPE_API_KEYS
+ * or PERISCOPE_KEYS_FILE.
+ */
+import { ConfigProvider, Duration, Effect, Layer } from "effect"
+import { makeWebHandler } from "../../core/api/HttpApp.ts"
+import { makeBodyDecoder } from "../../core/api/RequestBody.ts"
+import { ServerOptions } from "../../core/api/ServerOptions.ts"
+import { ApiKeys } from "../../core/auth/ApiKeys.ts"
+import { KeysFile, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
+import { RateLimiter } from "../../core/auth/RateLimiter.ts"
+import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
+import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
+import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import { loadSettings, readJsonFile, type ReadText, SettingsError } from "../../core/config/Settings.ts"
+
+const readText: ReadText = (path) =>
+  Effect.tryPromise({ try: () => Deno.readTextFile(path), catch: (e) => `cannot be read: ${e instanceof Error ? e.name : String(e)}` })
+
+const decodeKeysFile = makeBodyDecoder(KeysFile)
+
+const startup = Effect.gen(function*() {
+  const settings = yield* loadSettings(readText)
+  const records = recordsFromPlainKeys(settings.apiKeys, settings.rateLimitPerMinute)
+  if (settings.keysFile !== undefined) {
+    records.push(...(yield* readJsonFile(readText, settings.keysFile, "PERISCOPE_KEYS_FILE", decodeKeysFile)).keys)
+  }
+  if (records.length === 0) {
+    return yield* new SettingsError({
+      setting: "PERISCOPE_API_KEYS",
+      message: "is required on Deno (or PERISCOPE_KEYS_FILE): there is no data directory to keep a generated key in"
+    })
+  }
+  const services = Layer.mergeAll(
+    FixtureSearchLayer(sampleDocuments),
+    ScriptedChatLayer(unconfiguredChat),
+    ApiKeys.layer(records),
+    RateLimiter.layer,
+    Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) })
+  )
+  return { settings, services }
+}).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: Deno.env.toObject() })))
+
+const started = await Effect.runPromise(Effect.result(startup))
+if (started._tag === "Failure") {
+  console.error(`Invalid configuration: ${started.failure.setting}: ${started.failure.message}`)
+  Deno.exit(1)
+}
+const { settings, services } = started.success
+const { handler } = makeWebHandler(services)
+
+Deno.serve({
+  port: settings.port,
+  hostname: settings.host ?? "0.0.0.0",
+  onListen: ({ hostname, port }) => console.log(`Periscope (Deno) listening on http://${hostname}:${port}`)
+}, (request) => handler(request))

@@ -1,0 +1,187 @@
+/**
+ * Periscope in-process: `createPeriscope(options)` gives a Promise API
+ * (webSearch, imageSearch, chat, chatStream) and a fetch(Request) handler for
+ * callers who do not use Effect; the Layers are exported for those who do.
+ * The Promise API validates input exactly like the HTTP endpoints and runs
+ * no auth (the caller is in-process); the fetch handler is the full HTTP
+ * contract, keys included.
+ */
+import { Cause, Duration, Effect, Exit, Layer, ManagedRuntime, Result, Stream } from "effect"
+import { ApiError, statusOf, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
+import { toCompletionResponse } from "../../core/api/ChatHandlers.ts"
+import { sequenceChunks } from "../../core/api/ChatSse.ts"
+import { completionId } from "../../core/api/CompletionIds.ts"
+import { fromChatError, fromSearchError, internalError } from "../../core/api/DomainErrors.ts"
+import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
+import { makeBodyDecoder } from "../../core/api/RequestBody.ts"
+import { SearchRequest } from "../../core/api/SearchWire.ts"
+import { ServerOptions } from "../../core/api/ServerOptions.ts"
+import { ApiKeys } from "../../core/auth/ApiKeys.ts"
+import { generateKey, type KeyRecord, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
+import { RateLimiter } from "../../core/auth/RateLimiter.ts"
+import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
+import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
+import { ScriptedChatLayer, type ScriptedChatOptions, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import type { ChatCompletionChunk, ChatCompletionResponse } from "../../core/chat/ChatCompletion.ts"
+import { ChatModel } from "../../core/chat/ChatModel.ts"
+import { ChatCompletionRequest, toChatRequest } from "../../core/chat/ChatRequest.ts"
+import type { IndexDocument } from "../../core/index/Document.ts"
+import { ImageSearch } from "../../core/search/ImageSearch.ts"
+import type { ImageResult, WebSearchData } from "../../core/search/SearchResult.ts"
+import { WebSearch } from "../../core/search/WebSearch.ts"
+
+export interface PeriscopeOptions {
+  /** Documents for the fixture backend, or any Layer providing WebSearch and ImageSearch. */
+  readonly search?: { readonly documents: ReadonlyArray<IndexDocument> } | { readonly layer: Layer.Layer<WebSearch | ImageSearch> }
+  /** A script for the scripted chat backend, or any Layer providing ChatModel. */
+  readonly chat?: ScriptedChatOptions | { readonly layer: Layer.Layer<ChatModel> }
+  /** Keys the fetch handler accepts, in plain (hashed at once). */
+  readonly apiKeys?: ReadonlyArray<string>
+  /** Keys as hashed records (name, sha256, requestsPerMinute). */
+  readonly keys?: ReadonlyArray<KeyRecord>
+  /** Silence on a chat stream before a keep-alive comment. Default 15 seconds. */
+  readonly streamKeepAlive?: Duration.Input
+}
+
+/** A failure of the Promise API: the HTTP status and wire body the same call would get over HTTP. */
+export class PeriscopeError extends Error {
+  readonly status: number
+  readonly kind: ApiError["kind"]
+  readonly param: string | null
+  readonly error: ApiError
+  constructor(error: ApiError) {
+    super(error.message)
+    this.name = "PeriscopeError"
+    this.status = statusOf[error.kind]
+    this.kind = error.kind
+    this.param = error.param ?? null
+    this.error = error
+  }
+  /** The body the search endpoints answer with. */
+  get searchBody() {
+    return toSearchErrorBody(this.error)
+  }
+  /** The body the chat endpoint answers with. */
+  get chatBody() {
+    return toChatErrorBody(this.error)
+  }
+}
+
+export interface Periscope {
+  webSearch(input: { readonly keywords: string; readonly num?: number }): Promise<WebSearchData>
+  imageSearch(input: { readonly keywords: string; readonly num?: number }): Promise<ReadonlyArray<ImageResult>>
+  /** A whole completion; `stream` in the input is ignored. */
+  chat(input: unknown): Promise<ChatCompletionResponse>
+  /** Completion chunks as they are produced; breaking out of the loop cancels the backend. */
+  chatStream(input: unknown): AsyncIterable<ChatCompletionChunk>
+  /** The HTTP contract as a fetch handler: same routes, errors and auth as the server. */
+  fetch(request: Request): Promise<Response>
+  /** A key made for the fetch handler when none was given; undefined otherwise. */
+  readonly apiKey: string | undefined
+  close(): Promise<void>
+}
+
+const searchLayerOf = (options: PeriscopeOptions): Layer.Layer<WebSearch | ImageSearch> =>
+  options.search === undefined
+    ? FixtureSearchLayer(sampleDocuments)
+    : "layer" in options.search
+    ? options.search.layer
+    : FixtureSearchLayer(options.search.documents)
+
+const chatLayerOf = (options: PeriscopeOptions): Layer.Layer<ChatModel> =>
+  options.chat === undefined ? ScriptedChatLayer(unconfiguredChat) : "layer" in options.chat ? options.chat.layer : ScriptedChatLayer(options.chat)
+
+const decodeSearch = makeBodyDecoder(SearchRequest)
+const decodeChat = makeBodyDecoder(ChatCompletionRequest)
+
+const run = <A>(runtime: ManagedRuntime.ManagedRuntime<AppServices, never>, effect: Effect.Effect<A, ApiError, AppServices>): Promise<A> =>
+  runtime.runPromiseExit(effect).then((exit) => {
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = Cause.findErrorOption(exit.cause)
+    throw new PeriscopeError(failure._tag === "Some" ? failure.value : internalError(exit.cause))
+  })
+
+const decoded = <A>(result: Result.Result<A, ApiError>): Effect.Effect<A, ApiError> =>
+  Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(result.failure)
+
+export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
+  const plainKeys = options.apiKeys ?? []
+  const generated = plainKeys.length === 0 && (options.keys?.length ?? 0) === 0 ? generateKey() : undefined
+  const records = [...recordsFromPlainKeys(generated === undefined ? plainKeys : [generated]), ...(options.keys ?? [])]
+  const services: Layer.Layer<AppServices> = Layer.mergeAll(
+    searchLayerOf(options),
+    chatLayerOf(options),
+    ApiKeys.layer(records),
+    RateLimiter.layer
+  ).pipe(Layer.provideMerge(Layer.succeed(ServerOptions, {
+    streamKeepAlive: Duration.fromInputUnsafe(options.streamKeepAlive ?? "15 seconds")
+  })))
+  // One memo map: the Promise API and the fetch handler share the same backend instances.
+  const memoMap = Layer.makeMemoMapUnsafe()
+  const runtime = ManagedRuntime.make(services, { memoMap })
+  const web = makeWebHandler(services, { memoMap })
+
+  const search = <A>(input: unknown, f: (q: typeof SearchRequest.Type) => Effect.Effect<A, ApiError, AppServices>) =>
+    run(runtime, Effect.flatMap(decoded(decodeSearch(input)), f))
+
+  const chatRequestOf = (input: unknown) =>
+    Effect.gen(function*() {
+      const chat = yield* ChatModel
+      const body = yield* decoded(decodeChat(input))
+      return { chat, request: toChatRequest(body, body.model ?? chat.defaultModel) }
+    })
+
+  return {
+    apiKey: generated,
+    webSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(WebSearch), (s) => Effect.mapError(s.search(q), fromSearchError))),
+    imageSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(ImageSearch), (s) => Effect.mapError(s.search(q), fromSearchError))),
+    chat: (input) =>
+      run(runtime, Effect.gen(function*() {
+        const { chat, request } = yield* chatRequestOf(input)
+        const result = yield* Effect.mapError(chat.complete({ ...request, stream: false }), fromChatError)
+        return toCompletionResponse(result, completionId(), Math.floor(Date.now() / 1000))
+      })),
+    chatStream: (input) => ({
+      [Symbol.asyncIterator]: (): AsyncIterator<ChatCompletionChunk> => {
+        const events = Stream.unwrap(Effect.map(chatRequestOf(input), ({ chat, request }) =>
+          sequenceChunks(
+            chat.stream({ ...request, stream: true }),
+            {
+              id: completionId(),
+              created: Math.floor(Date.now() / 1000),
+              model: request.model,
+              includeUsage: request.stream_options?.include_usage === true
+            },
+            fromChatError,
+            internalError
+          ))).pipe(
+            Stream.mapEffect((event) => event._tag === "Chunk" ? Effect.succeed(event.chunk) : Effect.fail(event.error))
+          )
+        return iterate(runtime, events)
+      }
+    }),
+    fetch: (request) => web.handler(request),
+    close: async () => {
+      await web.dispose()
+      await runtime.dispose()
+    }
+  }
+}
+
+/** Pulls a stream from outside Effect; `return()` (a `break`) interrupts it, cancelling the backend. */
+async function* iterate<A>(
+  runtime: ManagedRuntime.ManagedRuntime<AppServices, never>,
+  stream: Stream.Stream<A, ApiError, AppServices>
+): AsyncGenerator<A> {
+  const context = await runtime.context()
+  try {
+    yield* Stream.toAsyncIterableWith(stream, context)
+  } catch (error) {
+    throw error instanceof ApiError ? new PeriscopeError(error) : error
+  }
+}
+
+export { ApiKeys, ChatModel, FixtureSearchLayer, ImageSearch, RateLimiter, ScriptedChatLayer, WebSearch }
+export { makeWebHandler, PeriscopeRoutes } from "../../core/api/HttpApp.ts"
+export type { ScriptedChatOptions, ScriptedReply } from "../../core/backends/ScriptedChat.ts"
+export type { IndexDocument } from "../../core/index/Document.ts"

@@ -3,9 +3,9 @@
  * keys, builds the backends and serves until SIGINT/SIGTERM, then stops
  * accepting connections and lets in-flight requests finish.
  */
-import { createServer } from "node:http"
+import { createServer, type Server } from "node:http"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 import { setupKeys } from "./keys.ts"
@@ -22,15 +22,28 @@ const announceKey = (key: string, file: string) =>
     )
   })
 
+/**
+ * On SIGTERM/SIGINT the server stops listening and waits for requests in
+ * flight; connections left idle by a finished request are closed at once
+ * instead of after their keep-alive timeout.
+ */
+const closeIdleConnectionsOnShutdown = (server: Server) => {
+  const onSignal = () => setInterval(() => server.closeIdleConnections(), 50).unref()
+  process.once("SIGTERM", onSignal)
+  process.once("SIGINT", onSignal)
+}
+
 const program = Effect.gen(function*() {
   const settings = yield* loadSettings
   const keys = yield* setupKeys(settings)
   if (keys.generatedKey !== undefined) yield* announceKey(keys.generatedKey, keys.generatedFile!)
   const services = yield* makeServices(settings, keys.records)
+  const httpServer = createServer()
+  closeIdleConnectionsOnShutdown(httpServer)
   const server = HttpRouter.serve(PeriscopeRoutes, { disableLogger: !settings.logRequests }).pipe(
     Layer.provide(services),
     Layer.provide(serverOptionsLayer(settings)),
-    Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
+    Layer.provide(NodeHttpServer.layer(() => httpServer, { port: settings.port, host: settings.host }))
   )
   yield* Effect.logInfo(`Periscope listening on http://${settings.host ?? "0.0.0.0"}:${settings.port} (data in ${settings.dataDir})`)
   return yield* Layer.launch(server)
@@ -42,4 +55,8 @@ const program = Effect.gen(function*() {
     }))
 )
 
-NodeRuntime.runMain(program)
+// A shutdown on request (interruption by SIGTERM/SIGINT) is a clean exit.
+NodeRuntime.runMain(program, {
+  teardown: (exit, onExit) =>
+    onExit(Exit.isSuccess(exit) ? Number(process.exitCode ?? 0) : Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+})

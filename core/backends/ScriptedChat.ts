@@ -5,7 +5,7 @@
  * reports how each answer ended (completed, failed, interrupted) through
  * `onEnd`, so tests can see that a client going away stopped the work.
  */
-import { Effect, Layer, Stream } from "effect"
+import { Cause, Effect, Exit, Layer, Stream } from "effect"
 import type { ChatChoice, ChatChunk, ChatResult, FinishReason, ModelInfo, ToolCallDelta, Usage } from "../chat/ChatCompletion.ts"
 import { ChatModelError } from "../chat/ChatError.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
@@ -42,7 +42,12 @@ export interface ScriptedReply {
   readonly usage?: Usage
 }
 
-export type ScriptedEnd = { readonly kind: "completed" | "failed" | "interrupted"; readonly model: string }
+/**
+ * How an answer ended: completed (everything was delivered), failed (a
+ * scripted failure), or cancelled (the consumer went away first: the client
+ * disconnected, or stopped reading).
+ */
+export type ScriptedEnd = { readonly kind: "completed" | "failed" | "cancelled"; readonly model: string }
 
 export interface ScriptedChatOptions {
   /** Model names served; the first is the default. Default ["periscope-scripted"]. */
@@ -91,11 +96,13 @@ export const makeScriptedChat = (options: ScriptedChatOptions) => {
     if (replies.length === 0) return { content: "" }
     return replies[turn++ % replies.length]!
   }
-  const report = (kind: ScriptedEnd["kind"], model: string) => Effect.sync(() => options.onEnd?.({ kind, model }))
-  const ended = (model: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(Effect.onExit((exit) =>
-      report(exit._tag === "Success" ? "completed" : exit.cause.reasons.every((r) => r._tag === "Interrupt") ? "interrupted" : "failed", model)
-    ))
+  const report = (model: string, exit: Exit.Exit<unknown, unknown>, delivered: boolean) =>
+    Effect.sync(() =>
+      options.onEnd?.({
+        kind: Exit.isSuccess(exit) ? (delivered ? "completed" : "cancelled") : Cause.hasInterruptsOnly(exit.cause) ? "cancelled" : "failed",
+        model
+      })
+    )
 
   const checkModel = (request: ChatRequest) =>
     models.includes(request.model)
@@ -136,10 +143,12 @@ export const makeScriptedChat = (options: ScriptedChatOptions) => {
         logprobs: null
       }))
       return { model: request.model, choices, usage: yield* usageOf(request, replies) }
-    }).pipe(ended(request.model))
+    }).pipe(Effect.onExit((exit) => report(request.model, exit, true)))
 
-  const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
-    Stream.unwrap(Effect.gen(function*() {
+  const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => {
+    // A consumer that stops pulling ends the stream without an error: only the last chunk marks delivery.
+    let delivered = false
+    return Stream.unwrap(Effect.gen(function*() {
       yield* checkModel(request)
       const replies = Array.from({ length: request.n }, (_, i) => replyFor(request, i))
       const usage = yield* usageOf(request, replies)
@@ -159,10 +168,13 @@ export const makeScriptedChat = (options: ScriptedChatOptions) => {
         return Stream.concat(body, tail)
       })
       const all = perChoice.reduce((acc, s) => Stream.concat(acc, s))
-      return Stream.concat(all, Stream.succeed<ChatChunk>({ choices: [], usage }))
-    })).pipe(Stream.onExit((exit) =>
-      report(exit._tag === "Success" ? "completed" : exit.cause.reasons.every((r) => r._tag === "Interrupt") ? "interrupted" : "failed", request.model)
-    ))
+      const last = Stream.sync((): ChatChunk => {
+        delivered = true
+        return { choices: [], usage }
+      })
+      return Stream.concat(all, last)
+    })).pipe(Stream.onExit((exit) => report(request.model, exit, delivered)))
+  }
 
   const modelInfos: ReadonlyArray<ModelInfo> = models.map((id) => ({ id, object: "model", created: 0, owned_by: "periscope" }))
 

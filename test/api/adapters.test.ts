@@ -1,0 +1,85 @@
+/**
+ * The three ways to run Periscope answer the same requests the same: the Node
+ * server (`npm start`'s entry, as a child process), the embed library's fetch
+ * handler, and the Deno adapter run by the deno binary from node_modules.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createPeriscope, type Periscope } from "../../adapters/embed/index.ts"
+import { type ChildServer, readSse, spawnDenoServer, spawnNodeServer, TEST_KEY } from "../support/servers.ts"
+
+type Send = (path: string, init: RequestInit) => Promise<Response>
+
+interface Probe {
+  readonly name: string
+  readonly path: string
+  readonly init: RequestInit
+}
+
+const json = (body: unknown, key: string | null = TEST_KEY): RequestInit => ({
+  method: "POST",
+  headers: { "content-type": "application/json", ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
+  body: JSON.stringify(body)
+})
+const get = (key: string | null = TEST_KEY): RequestInit => ({ method: "GET", headers: key === null ? {} : { authorization: `Bearer ${key}` } })
+
+const probes: Array<Probe> = [
+  { name: "healthz", path: "/healthz", init: get(null) },
+  { name: "webSearch", path: "/api/search/webSearch", init: json({ keywords: "chat streaming", num: 3 }) },
+  { name: "imageSearch", path: "/api/search/imageSearch", init: json({ keywords: "image search" }) },
+  { name: "chat", path: "/v1/chat/completions", init: json({ messages: [{ role: "user", content: "hello" }] }) },
+  { name: "chat stream", path: "/v1/chat/completions", init: json({ messages: [{ role: "user", content: "hello" }], stream: true, stream_options: { include_usage: true } }) },
+  { name: "models", path: "/v1/models", init: get() },
+  { name: "bad num", path: "/api/search/webSearch", init: json({ keywords: "x", num: 0 }) },
+  { name: "bad role", path: "/v1/chat/completions", init: json({ messages: [{ role: "robot", content: "x" }] }) },
+  { name: "no key", path: "/api/search/webSearch", init: json({ keywords: "x" }, null) },
+  { name: "unknown path", path: "/v1/nothing", init: get() },
+  { name: "wrong method", path: "/api/search/imageSearch", init: get() }
+]
+
+/** Status, content type and body with the per-call parts (ids, timestamps) blanked. */
+const observe = async (response: Response) => {
+  const type = response.headers.get("content-type") ?? ""
+  const blank = (value: any) => (value && typeof value === "object" && "id" in value && "created" in value ? { ...value, id: "<id>", created: 0 } : value)
+  const body = type.startsWith("text/event-stream")
+    ? (await readSse(response)).map((e) => (e.startsWith("data: {") ? blank(JSON.parse(e.slice(6))) : e))
+    : blank(await response.json())
+  return { status: response.status, type: type.split(";")[0], allow: response.headers.get("allow"), body }
+}
+
+let dataDir: string
+let node: ChildServer
+let deno: ChildServer
+let embed: Periscope
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "periscope-adapters-"))
+  embed = createPeriscope({ apiKeys: [TEST_KEY] })
+  ;[node, deno] = await Promise.all([
+    spawnNodeServer({ PERISCOPE_API_KEYS: TEST_KEY, PERISCOPE_DATA_DIR: dataDir }),
+    spawnDenoServer({ PERISCOPE_API_KEYS: TEST_KEY })
+  ])
+}, 180_000)
+
+afterAll(async () => {
+  await Promise.all([node?.close(), deno?.close(), embed?.close()])
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe("Node, Deno and embed answer alike", () => {
+  for (const probe of probes) {
+    it(probe.name, async () => {
+      const targets: Array<[string, Send]> = [
+        ["node", (path, init) => fetch(node.url + path, init)],
+        ["deno", (path, init) => fetch(deno.url + path, init)],
+        ["embed", (path, init) => embed.fetch(new Request("http://embed.local" + path, init))]
+      ]
+      const seen = await Promise.all(targets.map(async ([name, send]) => [name, await observe(await send(probe.path, probe.init))] as const))
+      const [, reference] = seen[0]!
+      expect(reference.status).toBeGreaterThanOrEqual(200)
+      for (const [, observed] of seen.slice(1)) expect(observed).toEqual(reference)
+    })
+  }
+})

@@ -1,0 +1,30 @@
+/** core/ stays pure and type-checks on Deno; the whole project type-checks with tsc. */
+import { execFile } from "node:child_process"
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { promisify } from "node:util"
+import { describe, expect, it } from "vitest"
+
+const root = resolve(import.meta.dirname, "../..")
+const run = promisify(execFile)
+
+const filesUnder = (dir: string): Array<string> =>
+  readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry)
+    return statSync(path).isDirectory() ? filesUnder(path) : path.endsWith(".ts") ? [path] : []
+  })
+
+describe("toolchain", () => {
+  it("deno check passes over core/ and adapters/deno", async () => {
+    const { stderr } = await run(resolve(root, "node_modules/.bin/deno"), ["check", "core", "adapters/deno"], { cwd: root, timeout: 300_000 })
+    expect(stderr).not.toMatch(/error/i)
+  }, 300_000)
+
+  it("core/ imports no node:*, Deno or process", () => {
+    const offenders = filesUnder(resolve(root, "core")).filter((file) => {
+      const source = readFileSync(file, "utf8")
+      return /from\s+["']node:|import\(["']node:|\bDeno\.|\bprocess\.(env|exit|argv|cwd)/.test(source)
+    })
+    expect(offenders).toEqual([])
+  })
+})

@@ -1,0 +1,149 @@
+/**
+ * Ways to run Periscope in tests, all real: the Node HTTP server in-process
+ * on an ephemeral port (with injected backends), the Node server as a child
+ * process (`npm start`'s entry), and the Deno adapter with the deno binary
+ * from node_modules.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:http"
+import { createServer as createNetServer } from "node:net"
+import { resolve } from "node:path"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Duration, Effect, Exit, Layer, Scope } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { type AppServices, PeriscopeRoutes } from "../../core/api/HttpApp.ts"
+import { ServerOptions } from "../../core/api/ServerOptions.ts"
+import { ApiKeys } from "../../core/auth/ApiKeys.ts"
+import { type KeyRecord, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
+import { RateLimiter } from "../../core/auth/RateLimiter.ts"
+import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
+import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
+import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import type { ChatModel } from "../../core/chat/ChatModel.ts"
+import type { ImageSearch } from "../../core/search/ImageSearch.ts"
+import type { WebSearch } from "../../core/search/WebSearch.ts"
+
+export const root = resolve(import.meta.dirname, "../..")
+export const TEST_KEY = "test-key-0123456789"
+
+export interface RunningServer {
+  readonly url: string
+  close(): Promise<void>
+}
+
+export interface InProcessOptions {
+  readonly search?: Layer.Layer<WebSearch | ImageSearch>
+  readonly chat?: Layer.Layer<ChatModel>
+  readonly keys?: ReadonlyArray<KeyRecord>
+  readonly streamKeepAlive?: Duration.Input
+}
+
+/** The default services of a fresh server, with the test key. */
+export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppServices> =>
+  Layer.mergeAll(
+    options.search ?? FixtureSearchLayer(sampleDocuments),
+    options.chat ?? ScriptedChatLayer(unconfiguredChat),
+    ApiKeys.layer(options.keys ?? recordsFromPlainKeys([TEST_KEY])),
+    RateLimiter.layer
+  )
+
+/** The real Node HTTP server, in this process, on an ephemeral port. */
+export const startInProcess = async (options: InProcessOptions = {}): Promise<RunningServer> => {
+  const scope = Scope.makeUnsafe()
+  const app = HttpRouter.serve(PeriscopeRoutes, { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provide(servicesLayer(options)),
+    Layer.provide(Layer.succeed(ServerOptions, { streamKeepAlive: Duration.fromInputUnsafe(options.streamKeepAlive ?? "15 seconds") })),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+  )
+  const context = await Effect.runPromise(Layer.buildWithScope(app, scope))
+  const server = await Effect.runPromise(Effect.provideContext(Effect.service(HttpServer.HttpServer), context))
+  const address = server.address
+  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+/** A port that was free a moment ago. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolvePort, reject) => {
+    const server = createNetServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolvePort(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+export interface ChildServer extends RunningServer {
+  readonly child: ChildProcess
+  /** Everything the process printed so far. */
+  output(): string
+}
+
+/** Waits until `url`/healthz answers or the child exits. */
+const waitHealthy = async (url: string, child: ChildProcess, output: () => string, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`)
+    try {
+      const response = await fetch(`${url}/healthz`)
+      if (response.ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`server did not become healthy in ${timeoutMs} ms:\n${output()}`)
+}
+
+export const spawnServer = async (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: { readonly timeoutMs?: number; readonly waitHealthy?: boolean } = {}
+): Promise<ChildServer> => {
+  const port = Number(env.PORT ?? (await freePort()))
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (d) => { output += d })
+  child.stderr!.on("data", (d) => { output += d })
+  const url = `http://127.0.0.1:${port}`
+  const server: ChildServer = {
+    url,
+    child,
+    output: () => output,
+    close: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done()
+        child.once("exit", () => done())
+        child.kill("SIGTERM")
+        setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
+      })
+  }
+  if (options.waitHealthy !== false) await waitHealthy(url, child, server.output, options.timeoutMs ?? 60_000)
+  return server
+}
+
+/** `npm start`'s entry point (adapters/node/main.ts) as a child process. */
+export const spawnNodeServer = (env: Record<string, string>, options?: { readonly waitHealthy?: boolean }) =>
+  spawnServer(process.execPath, ["adapters/node/main.ts"], env, options)
+
+/** The Deno adapter, run with the deno binary from node_modules. */
+export const spawnDenoServer = (env: Record<string, string>) =>
+  spawnServer(resolve(root, "node_modules/.bin/deno"), ["run", "--allow-net", "--allow-env", "--allow-read", "adapters/deno/main.ts"], env, {
+    timeoutMs: 120_000
+  })
+
+/** Reads an SSE body into its `data:` payloads and comment lines, in order. */
+export const readSse = async (response: Response): Promise<Array<string>> => {
+  const text = await response.text()
+  return text.split("\n\n").filter((e) => e !== "").map((e) => e.trim())
+}
+
+export const authHeaders = (key = TEST_KEY) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" })

@@ -56,7 +56,8 @@ export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fn
           })
         }
         const result = yield* Effect.mapError(chat.complete(chatRequest), fromChatError)
-        return toCompletionResponse(result, id, created)
+        // Written directly: the handler's types already match the contract's schema.
+        return HttpServerResponse.jsonUnsafe(toCompletionResponse(result, id, created))
       }).pipe(Effect.catch(renderError)))
     .handle("models", () =>
       Effect.map(chat.models, (data) => ({ object: "list" as const, data })))

@@ -1,0 +1,98 @@
+/**
+ * HTTP throughput and latency of the Node adapter against a bare node:http
+ * server doing the same work, in one run: webSearch on the fixture backend
+ * and non-streaming chat on the scripted backend.
+ *
+ *   node test/bench/http.ts [--seconds 10] [--connections 32]
+ *
+ * Each server runs in its own process; autocannon drives it from this one.
+ * Two cores: compare the ratio column, not absolute numbers.
+ */
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { parseArgs } from "node:util"
+import autocannon from "autocannon"
+import { hashKey } from "../../core/auth/KeyRecord.ts"
+import { freePort } from "../support/servers.ts"
+
+const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" } } })
+const seconds = Number(values.seconds)
+const connections = Number(values.connections)
+const root = resolve(import.meta.dirname, "../..")
+const KEY = "bench-key"
+
+const start = async (name: string, args: Array<string>, env: Record<string, string>) => {
+  const port = await freePort()
+  const child = spawn(process.execPath, args.map((a) => a.replace("$PORT", String(port))), {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout.on("data", (d) => { output += d })
+  child.stderr.on("data", (d) => { output += d })
+  const url = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 200; i++) {
+    try {
+      await fetch(url + "/api/search/webSearch", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: "{\"keywords\":\"x\"}" })
+      return { name, url, stop: () => child.kill("SIGTERM") }
+    } catch {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  throw new Error(`${name} did not start:\n${output}`)
+}
+
+const endpoints = [
+  { name: "webSearch", path: "/api/search/webSearch", body: JSON.stringify({ keywords: "search results with snippets", num: 10 }) },
+  {
+    name: "chat (non-streaming)",
+    path: "/v1/chat/completions",
+    body: JSON.stringify({ model: "periscope-scripted", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "What does Periscope do?" }] })
+  }
+]
+
+const load = (url: string, path: string, body: string, duration: number) =>
+  new Promise<autocannon.Result>((done, fail) =>
+    autocannon({
+      url: url + path,
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body,
+      connections,
+      duration
+    }, (error, result) => (error ? fail(error) : done(result))))
+
+const dataDir = mkdtempSync(join(tmpdir(), "periscope-bench-"))
+// The bench key's limit is far above what the run sends: the rate limiter still runs on every request.
+const keysFile = join(dataDir, "keys.json")
+writeFileSync(keysFile, JSON.stringify({ keys: [{ name: "bench", sha256: hashKey(KEY), requestsPerMinute: 1_000_000_000 }] }))
+const servers = [
+  await start("bare node:http", ["test/bench/support/bareHttpServer.ts", "$PORT"], {}),
+  await start("Periscope (Node)", ["adapters/node/main.ts"], { PERISCOPE_KEYS_FILE: keysFile, PERISCOPE_DATA_DIR: dataDir })
+]
+
+console.log(`HTTP bench: ${connections} connections, ${seconds} s per run, ${process.version}, ${(await import("node:os")).cpus().length} cores\n`)
+const rows: Array<Array<string>> = []
+for (const endpoint of endpoints) {
+  let bareRps = 0
+  for (const server of servers) {
+    await load(server.url, endpoint.path, endpoint.body, 2) // warm-up
+    const result = await load(server.url, endpoint.path, endpoint.body, seconds)
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.name} ${endpoint.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+    const rps = result.requests.average
+    if (server === servers[0]) bareRps = rps
+    rows.push([endpoint.name, server.name, rps.toFixed(0), result.latency.p50.toFixed(2), result.latency.p99.toFixed(2), (rps / bareRps).toFixed(2)])
+  }
+}
+for (const server of servers) server.stop()
+rmSync(dataDir, { recursive: true, force: true })
+
+const header = ["endpoint", "server", "req/s", "p50 ms", "p99 ms", "vs bare"]
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+const line = (cells: Array<string>) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")
+console.log(line(header))
+console.log(widths.map((w) => "-".repeat(w)).join("  "))
+for (const row of rows) console.log(line(row))

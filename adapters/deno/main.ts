@@ -18,6 +18,7 @@ import { RateLimiter } from "../../core/auth/RateLimiter.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import { ChatGateway } from "../../core/chat/ChatGateway.ts"
 import { loadSettings, readJsonFile, type ReadText, SettingsError } from "../../core/config/Settings.ts"
 
 const readText: ReadText = (path) =>
@@ -39,7 +40,7 @@ const startup = Effect.gen(function*() {
   }
   const services = Layer.mergeAll(
     FixtureSearchLayer(sampleDocuments),
-    ScriptedChatLayer(unconfiguredChat),
+    ChatGateway.layer().pipe(Layer.provide(ScriptedChatLayer(unconfiguredChat))),
     ApiKeys.layer(records),
     RateLimiter.layer,
     Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) })

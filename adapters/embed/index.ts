@@ -23,6 +23,7 @@ import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChatLayer, type ScriptedChatOptions, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
 import type { ChatCompletionChunk, ChatCompletionResponse } from "../../core/chat/ChatCompletion.ts"
+import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import { ChatModel } from "../../core/chat/ChatModel.ts"
 import { ChatCompletionRequest, toChatRequest } from "../../core/chat/ChatRequest.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
@@ -39,6 +40,8 @@ export interface PeriscopeOptions {
   readonly apiKeys?: ReadonlyArray<string>
   /** Keys as hashed records (name, sha256, requestsPerMinute). */
   readonly keys?: ReadonlyArray<KeyRecord>
+  /** What happens to tool calls and JSON replies that fail validation. Default: retry twice. */
+  readonly validation?: ValidationPolicy
   /** Silence on a chat stream before a keep-alive comment. Default 15 seconds. */
   readonly streamKeepAlive?: Duration.Input
 }
@@ -110,7 +113,7 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
   const records = [...recordsFromPlainKeys(generated === undefined ? plainKeys : [generated]), ...(options.keys ?? [])]
   const services: Layer.Layer<AppServices> = Layer.mergeAll(
     searchLayerOf(options),
-    chatLayerOf(options),
+    ChatGateway.layer(options.validation).pipe(Layer.provide(chatLayerOf(options))),
     ApiKeys.layer(records),
     RateLimiter.layer
   ).pipe(Layer.provideMerge(Layer.succeed(ServerOptions, {
@@ -126,7 +129,7 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
 
   const chatRequestOf = (input: unknown) =>
     Effect.gen(function*() {
-      const chat = yield* ChatModel
+      const chat = yield* ChatGateway
       const body = yield* decoded(decodeChat(input))
       return { chat, request: toChatRequest(body, body.model ?? chat.defaultModel) }
     })
@@ -181,7 +184,7 @@ async function* iterate<A>(
   }
 }
 
-export { ApiKeys, ChatModel, FixtureSearchLayer, ImageSearch, RateLimiter, ScriptedChatLayer, WebSearch }
+export { ApiKeys, ChatGateway, ChatModel, FixtureSearchLayer, ImageSearch, RateLimiter, ScriptedChatLayer, WebSearch }
 export { makeWebHandler, PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 export type { ScriptedChatOptions, ScriptedReply } from "../../core/backends/ScriptedChat.ts"
 export type { IndexDocument } from "../../core/index/Document.ts"

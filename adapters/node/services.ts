@@ -7,6 +7,7 @@ import type { KeyRecord } from "../../core/auth/KeyRecord.ts"
 import { RateLimiter } from "../../core/auth/RateLimiter.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import { ChatGateway } from "../../core/chat/ChatGateway.ts"
 import type { ImageSearch } from "../../core/search/ImageSearch.ts"
 import type { WebSearch } from "../../core/search/WebSearch.ts"
 import { readJsonlDocuments } from "./jsonlDocuments.ts"
@@ -23,7 +24,7 @@ const defaultChat = ScriptedChatLayer(unconfiguredChat)
 
 export const makeServices = (settings: Settings, keys: ReadonlyArray<KeyRecord>): Effect.Effect<Layer.Layer<AppServices>, SettingsError> =>
   Effect.map(searchLayer(settings), (search) =>
-    Layer.mergeAll(search, defaultChat, ApiKeys.layer(keys), RateLimiter.layer))
+    Layer.mergeAll(search, ChatGateway.layer().pipe(Layer.provide(defaultChat)), ApiKeys.layer(keys), RateLimiter.layer))
 
 /** The HTTP tunables from settings, as a Layer over the ServerOptions reference. */
 export const serverOptionsLayer = (settings: Settings) =>

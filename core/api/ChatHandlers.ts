@@ -2,8 +2,8 @@
 import { Clock, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import type { ChatCompletionResponse, ChatResult } from "../chat/ChatCompletion.ts"
-import { ChatModel } from "../chat/ChatModel.ts"
+import type { ChatCompletionResponse } from "../chat/ChatCompletion.ts"
+import { ChatGateway, type GatewayResult } from "../chat/ChatGateway.ts"
 import { ChatCompletionRequest, toChatRequest } from "../chat/ChatRequest.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { ServerOptions } from "./ServerOptions.ts"
@@ -18,7 +18,7 @@ const decodeChatRequest = makeBodyDecoder(ChatCompletionRequest)
 const renderError = (error: ApiError) => Effect.succeed(errorResponse("chat", error))
 
 /** Spec 2.6: the first choice's tool calls are repeated at the top level. */
-export const toCompletionResponse = (result: ChatResult, id: string, created: number): ChatCompletionResponse => {
+export const toCompletionResponse = (result: GatewayResult, id: string, created: number): ChatCompletionResponse => {
   const toolCalls = result.choices[0]?.message.tool_calls
   return {
     id,
@@ -34,7 +34,7 @@ export const toCompletionResponse = (result: ChatResult, id: string, created: nu
 const SSE_HEADERS = { "cache-control": "no-cache", "x-accel-buffering": "no" }
 
 export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fnUntraced(function*(handlers) {
-  const chat = yield* ChatModel
+  const chat = yield* ChatGateway
   return handlers
     .handleRaw("completions", ({ request }) =>
       Effect.gen(function*() {

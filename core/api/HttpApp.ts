@@ -10,7 +10,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { AuthorizationLive } from "../auth/AuthorizationLive.ts"
 import type { ApiKeys } from "../auth/ApiKeys.ts"
 import type { RateLimiter } from "../auth/RateLimiter.ts"
-import type { ChatModel } from "../chat/ChatModel.ts"
+import type { ChatGateway } from "../chat/ChatGateway.ts"
 import type { ImageSearch } from "../search/ImageSearch.ts"
 import type { WebSearch } from "../search/WebSearch.ts"
 import { PeriscopeApi } from "./Api.ts"
@@ -19,8 +19,8 @@ import { ErrorBoundary } from "./ErrorBoundary.ts"
 import { HealthHandlers, MetaHandlers } from "./MetaHandlers.ts"
 import { SearchHandlers } from "./SearchHandlers.ts"
 
-/** Everything the routes need from outside: the three services and the key store. */
-export type AppServices = WebSearch | ImageSearch | ChatModel | ApiKeys | RateLimiter
+/** Everything the routes need from outside: the search services, the chat gateway and the key store. */
+export type AppServices = WebSearch | ImageSearch | ChatGateway | ApiKeys | RateLimiter
 
 export const PeriscopeRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(PeriscopeApi).pipe(

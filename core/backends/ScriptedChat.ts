@@ -55,6 +55,10 @@ export interface ScriptedChatOptions {
   /** Replies used in turn (one per choice, cycling), or a function of the request and choice index. */
   readonly replies: ReadonlyArray<ScriptedReply> | ((request: ChatRequest, choice: number) => ScriptedReply)
   readonly onEnd?: (end: ScriptedEnd) => void
+  /** Whether it answers n > 1 itself (default true); false makes the gateway fan out, like many upstreams. */
+  readonly answersN?: boolean
+  /** Whether it reports usage (default true); false makes the gateway count tokens itself. */
+  readonly reportsUsage?: boolean
 }
 
 const splitWords = (text: string): Array<string> => text.match(/\S+\s*|\s+/g) ?? []
@@ -142,7 +146,7 @@ export const makeScriptedChat = (options: ScriptedChatOptions) => {
         finish_reason: finishOf(r),
         logprobs: null
       }))
-      return { model: request.model, choices, usage: yield* usageOf(request, replies) }
+      return { model: request.model, choices, usage: options.reportsUsage === false ? undefined : yield* usageOf(request, replies) }
     }).pipe(Effect.onExit((exit) => report(request.model, exit, true)))
 
   const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => {
@@ -170,7 +174,7 @@ export const makeScriptedChat = (options: ScriptedChatOptions) => {
       const all = perChoice.reduce((acc, s) => Stream.concat(acc, s))
       const last = Stream.sync((): ChatChunk => {
         delivered = true
-        return { choices: [], usage }
+        return options.reportsUsage === false ? { choices: [] } : { choices: [], usage }
       })
       return Stream.concat(all, last)
     })).pipe(Stream.onExit((exit) => report(request.model, exit, delivered)))
@@ -181,6 +185,7 @@ export const makeScriptedChat = (options: ScriptedChatOptions) => {
   return ChatModel.of({
     models: Effect.succeed(modelInfos),
     defaultModel: models[0]!,
+    supportsN: () => options.answersN !== false,
     complete,
     stream
   })

@@ -17,12 +17,21 @@ export const Usage = Schema.Struct({
 })
 export type Usage = typeof Usage.Type
 
+/** A tool call in an answer; `periscope_validation` is set when it failed validation under the "pass" policy. */
+export const AnswerToolCall = Schema.Struct({
+  ...ToolCall.fields,
+  periscope_validation: Schema.optionalKey(Schema.Struct({ valid: Schema.Boolean, error: Schema.String }))
+})
+export type AnswerToolCall = typeof AnswerToolCall.Type
+
 export const AssistantMessage = Schema.Struct({
   role: Schema.Literal("assistant"),
   /** null when the model only called tools (as OpenAI answers). */
   content: Schema.NullOr(Schema.String),
   reasoning_content: Schema.String,
-  tool_calls: Schema.optionalKey(Schema.Array(ToolCall))
+  tool_calls: Schema.optionalKey(Schema.Array(AnswerToolCall)),
+  /** Set when the content failed the response format under the "pass" policy. */
+  periscope_validation: Schema.optionalKey(Schema.Struct({ valid: Schema.Boolean, error: Schema.String }))
 })
 export type AssistantMessage = typeof AssistantMessage.Type
 
@@ -34,11 +43,11 @@ export const ChatChoice = Schema.Struct({
 })
 export type ChatChoice = typeof ChatChoice.Type
 
-/** A backend's whole answer. */
+/** A backend's whole answer; the pipeline counts usage when a backend reports none. */
 export interface ChatResult {
   readonly model: string
   readonly choices: ReadonlyArray<ChatChoice>
-  readonly usage: Usage
+  readonly usage?: Usage | undefined
 }
 
 /** The wire response: spec 2.6, OpenAI-compatible. */
@@ -50,7 +59,7 @@ export const ChatCompletionResponse = Schema.Struct({
   model: Schema.String,
   choices: Schema.Array(ChatChoice),
   /** The first choice's tool calls, at the top level where the spec shows them. */
-  tool_calls: Schema.optionalKey(Schema.Array(ToolCall)),
+  tool_calls: Schema.optionalKey(Schema.Array(AnswerToolCall)),
   usage: Usage
 }).annotate({ identifier: "ChatCompletionResponse" })
 export type ChatCompletionResponse = typeof ChatCompletionResponse.Type
@@ -64,7 +73,8 @@ export const ToolCallDelta = Schema.Struct({
   function: Schema.optionalKey(Schema.Struct({
     name: Schema.optionalKey(Schema.String),
     arguments: Schema.optionalKey(Schema.String)
-  }))
+  })),
+  periscope_validation: Schema.optionalKey(Schema.Struct({ valid: Schema.Boolean, error: Schema.String }))
 })
 export type ToolCallDelta = typeof ToolCallDelta.Type
 
@@ -80,7 +90,9 @@ export const ChunkChoice = Schema.Struct({
   index: Schema.Int,
   delta: ChunkDelta,
   finish_reason: Schema.NullOr(FinishReason),
-  logprobs: Schema.optionalKey(Schema.Null)
+  logprobs: Schema.optionalKey(Schema.Null),
+  /** On a finish chunk: the streamed content failed the response format under the "pass" policy. */
+  periscope_validation: Schema.optionalKey(Schema.Struct({ valid: Schema.Boolean, error: Schema.String }))
 })
 export type ChunkChoice = typeof ChunkChoice.Type
 

@@ -13,6 +13,8 @@ export class ChatModel extends Context.Service<ChatModel, {
   readonly models: Effect.Effect<ReadonlyArray<ModelInfo>>
   /** The model a request without `model` uses. */
   readonly defaultModel: string
+  /** Whether the backend answers n > 1 itself for this model; otherwise the pipeline fans out. */
+  readonly supportsN: (model: string) => boolean
   complete(request: ChatRequest): Effect.Effect<ChatResult, ChatModelError>
   stream(request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError>
 }>()("periscope/chat/ChatModel") {}

@@ -73,20 +73,23 @@ describe("SSE chat stream", () => {
     expect(chunks.slice(0, -1).every((c) => c.usage === undefined && c.choices[0].finish_reason === null)).toBe(true)
   })
 
+  const lookupTool = { tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }] }
+
   it("adds the choices:[] usage chunk when stream_options.include_usage is set", async () => {
-    const chunks = chunksOf(await readSse(await stream("tools", { stream_options: { include_usage: true } })))
+    const chunks = chunksOf(await readSse(await stream("tools", { ...lookupTool, stream_options: { include_usage: true } })))
     const last = chunks[chunks.length - 1]
     expect(last.choices).toEqual([])
     expect(last.usage).toEqual({ prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 })
     expect(chunks[chunks.length - 2].choices[0].finish_reason).toBe("tool_calls")
   })
 
-  it("streams tool-call deltas with their index", async () => {
-    const chunks = chunksOf(await readSse(await stream("tools")))
+  it("assembles tool-call deltas by index and sends each call whole once validated", async () => {
+    const chunks = chunksOf(await readSse(await stream("tools", lookupTool)))
     const deltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? [])
-    expect(deltas.map((d: any) => d.index)).toEqual([0, 0, 0, 1])
-    expect(deltas[0]).toMatchObject({ id: "call_a", type: "function", function: { name: "lookup" } })
-    expect(deltas.filter((d: any) => d.index === 0).map((d: any) => d.function.arguments).join("")).toBe("{\"q\":\"x\"}")
+    expect(deltas).toEqual([
+      { index: 0, id: "call_a", type: "function", function: { name: "lookup", arguments: "{\"q\":\"x\"}" } },
+      { index: 1, id: "call_b", type: "function", function: { name: "lookup", arguments: "{}" } }
+    ])
   })
 
   it("sends keep-alive comments during silences", async () => {

@@ -19,6 +19,7 @@ import { RateLimiter } from "../../core/auth/RateLimiter.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import type { ChatModel } from "../../core/chat/ChatModel.ts"
 import type { ImageSearch } from "../../core/search/ImageSearch.ts"
 import type { WebSearch } from "../../core/search/WebSearch.ts"
@@ -36,13 +37,14 @@ export interface InProcessOptions {
   readonly chat?: Layer.Layer<ChatModel>
   readonly keys?: ReadonlyArray<KeyRecord>
   readonly streamKeepAlive?: Duration.Input
+  readonly validation?: ValidationPolicy
 }
 
 /** The default services of a fresh server, with the test key. */
 export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppServices> =>
   Layer.mergeAll(
     options.search ?? FixtureSearchLayer(sampleDocuments),
-    options.chat ?? ScriptedChatLayer(unconfiguredChat),
+    ChatGateway.layer(options.validation).pipe(Layer.provide(options.chat ?? ScriptedChatLayer(unconfiguredChat))),
     ApiKeys.layer(options.keys ?? recordsFromPlainKeys([TEST_KEY])),
     RateLimiter.layer
   )

@@ -17,8 +17,8 @@ import { KeysFile, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { RateLimiter } from "../../core/auth/RateLimiter.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
-import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
-import { ChatGateway } from "../../core/chat/ChatGateway.ts"
+import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
+import { chatGatewayLayer } from "../../core/chat/ChatSetup.ts"
 import { loadSettings, readJsonFile, type ReadText, SettingsError } from "../../core/config/Settings.ts"
 
 const readText: ReadText = (path) =>
@@ -38,9 +38,10 @@ const startup = Effect.gen(function*() {
       message: "is required on Deno (or PERISCOPE_KEYS_FILE): there is no data directory to keep a generated key in"
     })
   }
+  const search = FixtureSearchLayer(sampleDocuments)
   const services = Layer.mergeAll(
-    FixtureSearchLayer(sampleDocuments),
-    ChatGateway.layer().pipe(Layer.provide(ScriptedChatLayer(unconfiguredChat))),
+    search,
+    chatGatewayLayer(settings.file.chat).pipe(Layer.provide([search, OpenAiUpstream.fetchLayer])),
     ApiKeys.layer(records),
     RateLimiter.layer,
     Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) })
@@ -55,6 +56,11 @@ if (started._tag === "Failure") {
 }
 const { settings, services } = started.success
 const { handler } = makeWebHandler(services)
+// A bad setting found while building the services (a missing upstream key variable) fails the first request; check it now.
+await handler(new Request("http://localhost/healthz")).catch((error) => {
+  console.error(`Invalid configuration: ${error?.setting ?? "chat"}: ${error?.message ?? String(error)}`)
+  Deno.exit(1)
+})
 
 Deno.serve({
   port: settings.port,

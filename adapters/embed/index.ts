@@ -21,7 +21,11 @@ import { generateKey, type KeyRecord, recordsFromPlainKeys } from "../../core/au
 import { RateLimiter } from "../../core/auth/RateLimiter.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
-import { ScriptedChatLayer, type ScriptedChatOptions, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
+import { ScriptedChatLayer, type ScriptedChatOptions } from "../../core/backends/ScriptedChat.ts"
+import { chatGatewayLayer } from "../../core/chat/ChatSetup.ts"
+import type { ChatConfig } from "../../core/config/ChatConfig.ts"
+import type { SettingsError } from "../../core/config/Settings.ts"
 import type { ChatCompletionChunk, ChatCompletionResponse } from "../../core/chat/ChatCompletion.ts"
 import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import { ChatModel } from "../../core/chat/ChatModel.ts"
@@ -34,8 +38,12 @@ import { WebSearch } from "../../core/search/WebSearch.ts"
 export interface PeriscopeOptions {
   /** Documents for the fixture backend, or any Layer providing WebSearch and ImageSearch. */
   readonly search?: { readonly documents: ReadonlyArray<IndexDocument> } | { readonly layer: Layer.Layer<WebSearch | ImageSearch> }
-  /** A script for the scripted chat backend, or any Layer providing ChatModel. */
-  readonly chat?: ScriptedChatOptions | { readonly layer: Layer.Layer<ChatModel> }
+  /**
+   * Chat: upstreams and models as in the config file's `chat` section, a
+   * script for the scripted backend, or any Layer providing ChatModel.
+   * Default: the built-in periscope-grounded model over the search backend.
+   */
+  readonly chat?: { readonly config: ChatConfig } | ScriptedChatOptions | { readonly layer: Layer.Layer<ChatModel> }
   /** Keys the fetch handler accepts, in plain (hashed at once). */
   readonly apiKeys?: ReadonlyArray<string>
   /** Keys as hashed records (name, sha256, requestsPerMinute). */
@@ -91,8 +99,16 @@ const searchLayerOf = (options: PeriscopeOptions): Layer.Layer<WebSearch | Image
     ? options.search.layer
     : FixtureSearchLayer(options.search.documents)
 
-const chatLayerOf = (options: PeriscopeOptions): Layer.Layer<ChatModel> =>
-  options.chat === undefined ? ScriptedChatLayer(unconfiguredChat) : "layer" in options.chat ? options.chat.layer : ScriptedChatLayer(options.chat)
+const chatLayerOf = (options: PeriscopeOptions, search: Layer.Layer<WebSearch | ImageSearch>): Layer.Layer<ChatGateway, SettingsError> => {
+  const chat = options.chat
+  if (chat === undefined || "config" in chat) {
+    const config = chat === undefined ? undefined : chat.config
+    const withPolicy = options.validation === undefined ? config : { ...config, validation: { policy: options.validation.mode, retries: options.validation.retries } }
+    return chatGatewayLayer(withPolicy).pipe(Layer.provide([search, OpenAiUpstream.fetchLayer]))
+  }
+  const model = "layer" in chat ? chat.layer : ScriptedChatLayer(chat)
+  return ChatGateway.layer(options.validation).pipe(Layer.provide(model))
+}
 
 const decodeSearch = makeBodyDecoder(SearchRequest)
 const decodeChat = makeBodyDecoder(ChatCompletionRequest)
@@ -111,9 +127,12 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
   const plainKeys = options.apiKeys ?? []
   const generated = plainKeys.length === 0 && (options.keys?.length ?? 0) === 0 ? generateKey() : undefined
   const records = [...recordsFromPlainKeys(generated === undefined ? plainKeys : [generated]), ...(options.keys ?? [])]
+  const searchLayer = searchLayerOf(options)
+  // A bad chat config (an upstream key variable not set) is a mistake of the caller: it throws on first use.
+  const chatLayer = chatLayerOf(options, searchLayer).pipe(Layer.orDie)
   const services: Layer.Layer<AppServices> = Layer.mergeAll(
-    searchLayerOf(options),
-    ChatGateway.layer(options.validation).pipe(Layer.provide(chatLayerOf(options))),
+    searchLayer,
+    chatLayer,
     ApiKeys.layer(records),
     RateLimiter.layer
   ).pipe(Layer.provideMerge(Layer.succeed(ServerOptions, {

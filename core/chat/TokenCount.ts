@@ -9,12 +9,27 @@ import { contentText } from "./ChatRequest.ts"
 
 type Counter = (text: string) => number
 
-let loaded: Promise<Counter> | undefined
-const loadCounter = (): Promise<Counter> =>
-  (loaded ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => (text: string) => (text === "" ? 0 : m.countTokens(text))))
+interface Tokenizer {
+  readonly count: Counter
+  /** The longest prefix of `text` that fits in `max` tokens. */
+  readonly truncate: (text: string, max: number) => string
+}
+
+let loaded: Promise<Tokenizer> | undefined
+const loadTokenizer = (): Promise<Tokenizer> =>
+  (loaded ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => ({
+    count: (text: string) => (text === "" ? 0 : m.countTokens(text)),
+    truncate: (text: string, max: number) => {
+      const tokens = m.encode(text)
+      return tokens.length <= max ? text : m.decode(tokens.slice(0, max))
+    }
+  })))
+
+/** The tokenizer, loaded once per process. */
+export const tokenizer: Effect.Effect<Tokenizer> = Effect.promise(loadTokenizer)
 
 /** The counter, loaded once per process. */
-export const tokenCounter: Effect.Effect<Counter> = Effect.promise(loadCounter)
+export const tokenCounter: Effect.Effect<Counter> = Effect.map(tokenizer, (t) => t.count)
 
 /** OpenAI's chat framing: about 3 tokens per message plus 3 to prime the reply. */
 const PER_MESSAGE = 3

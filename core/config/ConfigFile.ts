@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { ruledNumber, ruledString } from "../api/Rules.ts"
+import { ChatConfig } from "./ChatConfig.ts"
 
 const optionalKey = Schema.optionalKey
 
@@ -28,6 +29,7 @@ export const ConfigFile = Schema.Struct({
   streamKeepAliveSeconds: optionalKey(ruledNumber("must be a number > 0", { exclusiveMin: 0 })),
   /** Log one line per request (method, path, status, time). Default false. */
   logRequests: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
-  search: optionalKey(SearchConfig)
+  search: optionalKey(SearchConfig),
+  chat: optionalKey(ChatConfig)
 }).annotate({ message: "must be a JSON object" })
 export type ConfigFile = typeof ConfigFile.Type

@@ -1,0 +1,76 @@
+/**
+ * From the config file's `chat` section to the running chat stack:
+ * targets resolved (preset, overrides, key from its environment variable,
+ * timeouts, retries), the model router with the grounded model beside the
+ * routes, and the gateway pipeline on top.
+ */
+import { Config, Effect, Layer, Redacted } from "effect"
+import { parameterPresets, presetSupportsN, withOverrides } from "../backends/openai/ParameterPresets.ts"
+import type { ChatConfig, UpstreamConfig } from "../config/ChatConfig.ts"
+import { SettingsError } from "../config/Settings.ts"
+import { WebSearch } from "../search/WebSearch.ts"
+import { ChatGateway, defaultValidationPolicy, type ValidationPolicy } from "./ChatGateway.ts"
+import { ChatModel } from "./ChatModel.ts"
+import { GROUNDED_MODEL, makeGroundedModel } from "./GroundedModel.ts"
+import { makeModelRouter, type Route } from "./ModelRouter.ts"
+import { UpstreamClient, type UpstreamTarget } from "./Upstream.ts"
+
+export const defaultTimeouts = { connectMs: 10_000, firstTokenMs: 120_000, totalMs: 600_000 }
+export const defaultRetries = { max: 2, baseDelayMs: 250 }
+
+const resolveKey = (name: string, upstream: UpstreamConfig): Effect.Effect<Redacted.Redacted<string> | undefined, SettingsError> => {
+  if (upstream.apiKey !== undefined) return Effect.succeed(Redacted.make(upstream.apiKey))
+  if (upstream.apiKeyEnv === undefined) return Effect.succeed(undefined)
+  const variable = upstream.apiKeyEnv
+  return Config.Redacted(variable).pipe(
+    Effect.mapError(() => new SettingsError({ setting: `chat.upstreams.${name}.apiKeyEnv`, message: `names ${variable}, which is not set` }))
+  )
+}
+
+/** Every configured upstream and model as a target, keys read from the environment. */
+export const resolveRoutes = (chat: ChatConfig | undefined): Effect.Effect<ReadonlyArray<Route>, SettingsError> =>
+  Effect.gen(function*() {
+    const upstreams = new Map<string, Omit<UpstreamTarget, "model">>()
+    for (const [name, upstream] of Object.entries(chat?.upstreams ?? {})) {
+      const preset = upstream.preset ?? "passthrough"
+      upstreams.set(name, {
+        name,
+        baseUrl: upstream.baseUrl,
+        apiKey: yield* resolveKey(name, upstream),
+        params: upstream.params === undefined ? parameterPresets[preset] : withOverrides(preset, upstream.params),
+        supportsN: upstream.supportsN ?? presetSupportsN[preset],
+        timeouts: { ...defaultTimeouts, ...upstream.timeouts },
+        retries: { ...defaultRetries, ...upstream.retries },
+        headers: upstream.headers ?? {}
+      })
+    }
+    return (chat?.models ?? []).map((model): Route => ({
+      name: model.name,
+      aliases: model.aliases ?? [],
+      targets: model.targets.map((t) => ({ target: { ...upstreams.get(t.upstream)!, model: t.model }, weight: t.weight ?? 1 }))
+    }))
+  })
+
+export const validationPolicyOf = (chat: ChatConfig | undefined): ValidationPolicy =>
+  chat?.validation === undefined
+    ? defaultValidationPolicy
+    : { mode: chat.validation.policy, retries: chat.validation.retries ?? defaultValidationPolicy.retries }
+
+/** The router over upstreams, with periscope-grounded beside the routes unless turned off. */
+export const chatModelLayer = (chat: ChatConfig | undefined): Layer.Layer<ChatModel, SettingsError, WebSearch | UpstreamClient> =>
+  Layer.effect(
+    ChatModel,
+    Effect.gen(function*() {
+      const routes = yield* resolveRoutes(chat)
+      const builtins = chat?.grounded === false ? [] : [makeGroundedModel(yield* Effect.service(WebSearch))]
+      return makeModelRouter(yield* Effect.service(UpstreamClient), {
+        routes,
+        builtins,
+        defaultModel: chat?.defaultModel ?? routes[0]?.name ?? GROUNDED_MODEL
+      })
+    })
+  )
+
+/** The whole chat stack: gateway pipeline over the router. */
+export const chatGatewayLayer = (chat: ChatConfig | undefined): Layer.Layer<ChatGateway, SettingsError, WebSearch | UpstreamClient> =>
+  ChatGateway.layer(validationPolicyOf(chat)).pipe(Layer.provide(chatModelLayer(chat)))

@@ -1,0 +1,111 @@
+/**
+ * `periscope-grounded`: a model that needs no upstream. It answers the last
+ * user message from the local search index, quoting the top passages with
+ * their links; reasoning_content says what was searched. It retrieves and
+ * quotes, it does not generate. It streams like any model, honours
+ * max_tokens (finish_reason length) and n, never calls a tool, and leaves
+ * stop sequences to the gateway like every backend.
+ */
+import { Effect, Stream } from "effect"
+import type { WebSearchData } from "../search/SearchResult.ts"
+import type { WebSearch } from "../search/WebSearch.ts"
+import type { ChatChoice, ChatChunk, ChatResult, FinishReason, ModelInfo } from "./ChatCompletion.ts"
+import { ChatModelError } from "./ChatError.ts"
+import type { ChatModel } from "./ChatModel.ts"
+import { type ChatRequest, contentText } from "./ChatRequest.ts"
+import { countPromptTokens, tokenizer } from "./TokenCount.ts"
+
+export const GROUNDED_MODEL = "periscope-grounded"
+const PASSAGES = 3
+const MAX_QUERY_LENGTH = 1000
+
+interface Answer {
+  readonly content: string
+  readonly reasoning: string
+  readonly finish: FinishReason
+}
+
+const lastUserText = (request: ChatRequest): string => {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const message = request.messages[i]!
+    if (message.role === "user") return contentText(message.content).replace(/\s+/g, " ").trim().slice(0, MAX_QUERY_LENGTH)
+  }
+  return ""
+}
+
+const compose = (query: string, data: WebSearchData): { content: string; reasoning: string } => {
+  const top = data.organic.slice(0, PASSAGES)
+  if (top.length === 0) {
+    return {
+      content: `The local index has nothing on "${query}".`,
+      reasoning: `Searched the local index for "${query}": no results. This model retrieves and quotes; it does not generate.`
+    }
+  }
+  const quotes = top.map((r, i) => `${i + 1}. ${r.title}\n   "${r.snippet}"\n   Source: ${r.link}`).join("\n\n")
+  return {
+    content: `From the local index, on "${query}":\n\n${quotes}`,
+    reasoning: `Searched the local index for "${query}": ${data.organic.length} results; quoting the top ${top.length}. This model retrieves and quotes; it does not generate.`
+  }
+}
+
+const splitWords = (text: string): Array<string> => text.match(/\S+\s*|\s+/g) ?? []
+
+export const makeGroundedModel = (web: WebSearch["Service"]): ChatModel["Service"] => {
+  const answer = (request: ChatRequest): Effect.Effect<Answer, ChatModelError> =>
+    Effect.gen(function*() {
+      const query = lastUserText(request)
+      const { count, truncate } = yield* tokenizer
+      if (query === "") {
+        return { content: "There is no user message to search for.", reasoning: "No user message: nothing was searched.", finish: "stop" }
+      }
+      const data = yield* web.search({ keywords: query, num: 10 }).pipe(
+        Effect.mapError((e) => new ChatModelError({ reason: "unavailable", message: `the local index could not answer: ${e.message}` }))
+      )
+      const { content, reasoning } = compose(query, data)
+      // max_tokens bounds what is generated: the reasoning comes first, then the content.
+      const budget = request.max_tokens
+      const reasoningTokens = count(reasoning)
+      if (reasoningTokens >= budget) return { content: "", reasoning: truncate(reasoning, budget), finish: "length" }
+      const left = budget - reasoningTokens
+      if (count(content) <= left) return { content, reasoning, finish: "stop" }
+      return { content: truncate(content, left), reasoning, finish: "length" }
+    })
+
+  const usageOf = (request: ChatRequest, answers: ReadonlyArray<Answer>) =>
+    Effect.map(tokenizer, ({ count }) => {
+      const prompt = countPromptTokens(count, request.messages)
+      const completion = answers.reduce((sum, a) => sum + count(a.content) + count(a.reasoning), 0)
+      return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+    })
+
+  const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> =>
+    Effect.gen(function*() {
+      const one = yield* answer(request)
+      // Retrieval is deterministic: every choice gets the same answer.
+      const answers = Array.from({ length: request.n }, () => one)
+      const choices: Array<ChatChoice> = answers.map((a, index) => ({
+        index,
+        message: { role: "assistant", content: a.content, reasoning_content: a.reasoning },
+        finish_reason: a.finish,
+        logprobs: null
+      }))
+      return { model: GROUNDED_MODEL, choices, usage: yield* usageOf(request, answers) }
+    })
+
+  const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
+    Stream.unwrap(Effect.gen(function*() {
+      const one = yield* answer(request)
+      const usage = yield* usageOf(request, Array.from({ length: request.n }, () => one))
+      const chunks: Array<ChatChunk> = []
+      for (let index = 0; index < request.n; index++) {
+        for (const word of splitWords(one.reasoning)) chunks.push({ choices: [{ index, delta: { reasoning_content: word }, finish_reason: null }] })
+        for (const word of splitWords(one.content)) chunks.push({ choices: [{ index, delta: { content: word }, finish_reason: null }] })
+        chunks.push({ choices: [{ index, delta: {}, finish_reason: one.finish }] })
+      }
+      chunks.push({ choices: [], usage })
+      return Stream.fromIterable(chunks)
+    }))
+
+  const info: ModelInfo = { id: GROUNDED_MODEL, object: "model", created: 0, owned_by: "periscope" }
+  return { models: Effect.succeed([info]), defaultModel: GROUNDED_MODEL, supportsN: () => true, complete, stream }
+}

@@ -1,0 +1,326 @@
+/**
+ * The client of OpenAI-compatible model servers (vLLM, Ollama, llama.cpp
+ * server, OpenAI and alike): UpstreamClient over Effect's HttpClient, so it
+ * runs wherever fetch does (Node, Deno, browsers).
+ *
+ * What it guarantees to the router and the pipeline:
+ * - every request runs in a Scope whose closing aborts the HTTP request, so
+ *   interrupting `complete` or the stream (a client went away) closes the
+ *   upstream connection at once;
+ * - retries with backoff happen only before the first byte of an answer
+ *   (streams: the first SSE data event; whole completions: the parsed body),
+ *   and only for errors `isRetryable` accepts;
+ * - connect, first-token and total deadlines each end in an UpstreamError of
+ *   kind "timeout", and a stream never ends silently (StreamNormalizer);
+ * - error messages carry the upstream's explanation but never a credential.
+ */
+import { Cause, Clock, Effect, Exit, Layer, Pull, Random, Result, Scope, Stream } from "effect"
+import type { NonEmptyReadonlyArray } from "effect/Array"
+import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import type { ChatChunk, ChatResult } from "../../chat/ChatCompletion.ts"
+import type { ChatRequest } from "../../chat/ChatRequest.ts"
+import { UpstreamClient, UpstreamError, type UpstreamTarget } from "../../chat/Upstream.ts"
+import { errorBodyText, scrub, secretsOf } from "./ErrorText.ts"
+import { upstreamBody } from "./RequestBody.ts"
+import { type AnswerIssue, normalizeCompletion } from "./ResponseNormalizer.ts"
+import { retryAfterMs, retryDelayMs } from "./RetryPolicy.ts"
+import { StreamNormalizer } from "./StreamNormalizer.ts"
+
+/** How long an error body may take to read before the status alone is reported. */
+const ERROR_BODY_MS = 5_000
+
+type Chunks = NonEmptyReadonlyArray<ChatChunk>
+
+/** What is known about a failure; `fail` adds the target and scrubs the message. */
+interface Failure {
+  readonly kind: UpstreamError["kind"]
+  readonly message: string
+  readonly beforeFirstByte: boolean
+  readonly status?: number | undefined
+  readonly retryAfterSeconds?: number | undefined
+}
+
+const completionsUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, "")}/chat/completions`
+
+/** A short, safe description of a transport failure: an error code (ECONNREFUSED) or message, never a request dump. */
+const describeCause = (cause: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = cause
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    const record = current as { code?: unknown; message?: unknown; cause?: unknown }
+    if (typeof record.code === "string") return record.code
+    if (typeof record.message === "string" && record.message !== "" && !parts.includes(record.message)) parts.push(record.message)
+    current = record.cause
+  }
+  return parts.length > 0 ? parts.join(": ") : "unknown transport error"
+}
+
+const httpCause = (error: HttpClientError.HttpClientError): unknown => error.reason.cause ?? error.reason
+
+const isJsonContent = (response: HttpClientResponse.HttpClientResponse): boolean =>
+  (response.headers["content-type"] ?? "").includes("application/json")
+
+export const make = Effect.gen(function*() {
+  // Scoped requests: closing the request's Scope aborts it, whatever stage it is in.
+  const http = HttpClient.withScope(yield* HttpClient.HttpClient)
+
+  const fail = (target: UpstreamTarget, failure: Failure): UpstreamError =>
+    new UpstreamError({
+      target: target.name,
+      kind: failure.kind,
+      status: failure.status,
+      message: scrub(failure.message, secretsOf(target)),
+      retryAfterSeconds: failure.retryAfterSeconds,
+      beforeFirstByte: failure.beforeFirstByte
+    })
+
+  const fromIssue = (target: UpstreamTarget, issue: AnswerIssue, beforeFirstByte: boolean): UpstreamError =>
+    fail(target, { kind: issue.kind, message: issue.message, status: issue.status, beforeFirstByte })
+
+  const timeout = (target: UpstreamTarget, which: "connect" | "first-token" | "total", ms: number, beforeFirstByte: boolean) =>
+    fail(target, {
+      kind: "timeout",
+      beforeFirstByte,
+      message: which === "connect"
+        ? `the upstream sent no response headers within ${ms} ms (connect timeout)`
+        : which === "first-token"
+        ? `the upstream sent no answer within ${ms} ms (first-token timeout)`
+        : `the upstream answer took longer than ${ms} ms (total timeout)`
+    })
+
+  const buildRequest = (target: UpstreamTarget, body: string, streaming: boolean): HttpClientRequest.HttpClientRequest => {
+    let request = HttpClientRequest.post(completionsUrl(target.baseUrl)).pipe(
+      HttpClientRequest.setHeaders(target.headers),
+      HttpClientRequest.setHeader("accept", streaming ? "text/event-stream" : "application/json"),
+      HttpClientRequest.bodyText(body, "application/json")
+    )
+    if (target.apiKey !== undefined) request = HttpClientRequest.bearerToken(request, target.apiKey)
+    return request
+  }
+
+  /** Sends the request in `scope`; fails with kind connect when no response comes. */
+  const send = (target: UpstreamTarget, request: HttpClientRequest.HttpClientRequest, scope: Scope.Scope) =>
+    http.execute(request).pipe(
+      Scope.provide(scope),
+      // Our trace ids are no business of a third-party model server.
+      Effect.provideService(HttpClient.TracerPropagationEnabled, false),
+      Effect.mapError((error) =>
+        fail(target, { kind: "connect", beforeFirstByte: true, message: `could not reach the upstream: ${describeCause(httpCause(error))}` })
+      )
+    )
+
+  /** A non-2xx answer as kind status, with the upstream's message and Retry-After. */
+  const statusFailure = (target: UpstreamTarget, response: HttpClientResponse.HttpClientResponse) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const text = yield* response.text.pipe(
+        Effect.timeoutOption(ERROR_BODY_MS),
+        Effect.map((body) => (body._tag === "Some" ? errorBodyText(body.value) : undefined)),
+        Effect.orElseSucceed(() => undefined)
+      )
+      const retryAfter = retryAfterMs(response.headers, now)
+      return yield* Effect.fail(fail(target, {
+        kind: "status",
+        status: response.status,
+        beforeFirstByte: true,
+        retryAfterSeconds: retryAfter === undefined ? undefined : retryAfter / 1000,
+        message: `the upstream answered ${response.status}${text === undefined ? "" : `: ${text}`}`
+      }))
+    })
+
+  /** Runs `attempt` again while RetryPolicy allows, within the total deadline. */
+  const withRetries = <A>(target: UpstreamTarget, deadline: number, attempt: Effect.Effect<A, UpstreamError>) => {
+    const loop = (retry: number): Effect.Effect<A, UpstreamError> =>
+      Effect.catch(attempt, (error) =>
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const random = yield* Random.next
+          const delay = retryDelayMs(error, retry, target.retries, random, deadline - now)
+          if (delay === undefined) return yield* Effect.fail(error)
+          yield* Effect.logDebug("retrying upstream", { target: target.name, retry: retry + 1, kind: error.kind, status: error.status, delayMs: Math.round(delay) })
+          yield* Effect.sleep(delay)
+          return yield* loop(retry + 1)
+        }))
+    return loop(0)
+  }
+
+  const validUrl = (target: UpstreamTarget): Effect.Effect<void, UpstreamError> =>
+    URL.canParse(completionsUrl(target.baseUrl))
+      ? Effect.void
+      : Effect.fail(fail(target, { kind: "connect", beforeFirstByte: true, message: "the upstream base URL is not a valid URL" }))
+
+  // --- whole completions --------------------------------------------------------
+
+  /**
+   * One try. A server may hold its headers until the whole answer is ready,
+   * so headers and body share the first-token deadline (connectMs would cut
+   * long generations short).
+   */
+  const completeOnce = (target: UpstreamTarget, request: ChatRequest, body: string) =>
+    Effect.scoped(Effect.gen(function*() {
+      const scope = yield* Effect.scope
+      const response = yield* send(target, buildRequest(target, body, false), scope)
+      if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
+      const text = yield* response.text.pipe(Effect.mapError((error) =>
+        fail(target, { kind: "stream", beforeFirstByte: true, message: `the upstream connection broke while sending the answer: ${describeCause(httpCause(error))}` })
+      ))
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch {
+        return yield* Effect.fail(fail(target, { kind: "protocol", beforeFirstByte: true, message: "the upstream answer is not JSON" }))
+      }
+      const normalized = normalizeCompletion(json)
+      if (Result.isFailure(normalized)) return yield* Effect.fail(fromIssue(target, normalized.failure, true))
+      // Usage only when the upstream reported it: the pipeline counts it otherwise.
+      const { choices, usage } = normalized.success
+      const result: ChatResult = usage === undefined ? { model: request.model, choices } : { model: request.model, choices, usage }
+      return result
+    })).pipe(
+      Effect.timeoutOrElse({
+        duration: target.timeouts.firstTokenMs,
+        orElse: () => Effect.fail(timeout(target, "first-token", target.timeouts.firstTokenMs, true))
+      })
+    )
+
+  const complete = (target: UpstreamTarget, request: ChatRequest): Effect.Effect<ChatResult, UpstreamError> =>
+    Effect.gen(function*() {
+      yield* validUrl(target)
+      const deadline = (yield* Clock.currentTimeMillis) + target.timeouts.totalMs
+      const body = JSON.stringify(upstreamBody(target.model, target.params, request, false))
+      return yield* withRetries(target, deadline, completeOnce(target, request, body))
+    }).pipe(
+      Effect.timeoutOrElse({
+        duration: target.timeouts.totalMs,
+        orElse: () => Effect.fail(timeout(target, "total", target.timeouts.totalMs, true))
+      })
+    )
+
+  // --- streams ------------------------------------------------------------------
+
+  /** An opened stream: the chunks of the first data events, the rest to pull, and how to end it at the deadline. */
+  interface OpenedStream {
+    readonly first: ReadonlyArray<ChatChunk>
+    readonly rest: Pull.Pull<Chunks, UpstreamError>
+    readonly expire: Effect.Effect<void>
+  }
+
+  /**
+   * Body bytes to chunks. Chunks already parsed go out before a failure
+   * that follows them; after [DONE] nothing more is read.
+   */
+  const chunkPull = (
+    target: UpstreamTarget,
+    bytes: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError>,
+    normalizer: StreamNormalizer,
+    expired: () => boolean
+  ): Pull.Pull<Chunks, UpstreamError> => {
+    let buffer: Array<ChatChunk> = []
+    let ended = false
+    const expiredError = () => timeout(target, "total", target.timeouts.totalMs, !normalizer.started)
+    const loop = (): Pull.Pull<Chunks, UpstreamError> => {
+      if (buffer.length > 0) {
+        const out = buffer as unknown as Chunks
+        buffer = []
+        return Effect.succeed(out)
+      }
+      if (normalizer.issue !== undefined) return Effect.fail(fromIssue(target, normalizer.issue, !normalizer.started))
+      if (ended || normalizer.done) {
+        ended = true
+        return Cause.done()
+      }
+      return Pull.matchEffect(bytes, {
+        onSuccess: (arrays) => {
+          for (let i = 0; i < arrays.length; i++) normalizer.feed(arrays[i]!, buffer)
+          return loop()
+        },
+        onFailure: (cause) => {
+          if (Cause.hasInterruptsOnly(cause) && !expired()) return Effect.failCause(cause as Cause.Cause<never>)
+          if (expired()) return Effect.fail(expiredError())
+          const error = Cause.findErrorOption(cause)
+          const detail = error._tag === "Some" ? describeCause(httpCause(error.value)) : "unknown failure"
+          return Effect.fail(fail(target, {
+            kind: "stream",
+            beforeFirstByte: !normalizer.started,
+            message: `the upstream connection broke mid-stream: ${detail}`
+          }))
+        },
+        onDone: () => {
+          if (expired()) return Effect.fail(expiredError())
+          ended = true
+          normalizer.end(buffer)
+          return loop()
+        }
+      })
+    }
+    return Effect.suspend(loop)
+  }
+
+  /** One try at opening a stream, in a scope of its own under the stream's scope: closed (request aborted) on failure. */
+  const openOnce = (target: UpstreamTarget, body: string, streamScope: Scope.Scope) =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.fork(streamScope)
+      const opened = Effect.gen(function*() {
+        const startedAt = yield* Clock.currentTimeMillis
+        const { connectMs, firstTokenMs } = target.timeouts
+        const response = yield* send(target, buildRequest(target, body, true), scope).pipe(
+          Effect.timeoutOrElse({ duration: connectMs, orElse: () => Effect.fail(timeout(target, "connect", connectMs, true)) })
+        )
+        if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
+        if (isJsonContent(response)) {
+          // A server that ignored stream:true, or answered 200 with an error object.
+          const text = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
+          return yield* Effect.fail(fail(target, {
+            kind: "protocol",
+            beforeFirstByte: true,
+            message: `the upstream answered a streaming request with JSON instead of events${((t) => (t === undefined ? "" : `: ${t}`))(errorBodyText(text))}`
+          }))
+        }
+        const normalizer = new StreamNormalizer()
+        let expired = false
+        const bytes = yield* Stream.toPull(response.stream).pipe(Scope.provide(scope))
+        const rest = chunkPull(target, bytes, normalizer, () => expired)
+        const remaining = startedAt + firstTokenMs - (yield* Clock.currentTimeMillis)
+        const first = yield* rest.pipe(
+          Pull.catchDone(() => Effect.succeed<ReadonlyArray<ChatChunk>>([])),
+          Effect.timeoutOrElse({
+            duration: Math.max(0, remaining),
+            orElse: () => Effect.fail(timeout(target, "first-token", firstTokenMs, !normalizer.started))
+          })
+        )
+        const expire = Effect.suspend(() => {
+          expired = true
+          return Scope.close(scope, Exit.void)
+        })
+        return { first, rest, expire } satisfies OpenedStream
+      })
+      return yield* opened.pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
+    })
+
+  const stream = (target: UpstreamTarget, request: ChatRequest): Stream.Stream<ChatChunk, UpstreamError> =>
+    Stream.unwrap(Effect.gen(function*() {
+      yield* validUrl(target)
+      const streamScope = yield* Effect.scope
+      const { totalMs } = target.timeouts
+      const deadline = (yield* Clock.currentTimeMillis) + totalMs
+      const body = JSON.stringify(upstreamBody(target.model, target.params, request, true))
+      const opened = yield* withRetries(target, deadline, openOnce(target, body, streamScope)).pipe(
+        Effect.timeoutOrElse({ duration: totalMs, orElse: () => Effect.fail(timeout(target, "total", totalMs, true)) })
+      )
+      // The total deadline aborts the request; the pull then reports the timeout. No per-chunk timer.
+      const remaining = deadline - (yield* Clock.currentTimeMillis)
+      yield* Effect.forkIn(Effect.andThen(Effect.sleep(Math.max(0, remaining)), opened.expire), streamScope)
+      const rest = Stream.fromPull(Effect.succeed(opened.rest))
+      return opened.first.length > 0 ? Stream.concat(Stream.fromIterable(opened.first), rest) : rest
+    }))
+
+  return UpstreamClient.of({ complete, stream })
+})
+
+/** UpstreamClient for OpenAI-compatible servers over the HttpClient in context. */
+export const layer: Layer.Layer<UpstreamClient, never, HttpClient.HttpClient> = Layer.effect(UpstreamClient, make)
+
+/** The same over fetch (Node 18+, Deno, browsers): nothing else to provide. */
+export const fetchLayer: Layer.Layer<UpstreamClient> = layer.pipe(Layer.provide(FetchHttpClient.layer))
+
+export const OpenAiUpstream = { make, layer, fetchLayer } as const

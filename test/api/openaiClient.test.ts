@@ -5,6 +5,7 @@
  */
 import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { hashKey, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { ScriptedChatLayer } from "../../core/backends/ScriptedChat.ts"
 import { contentText } from "../../core/chat/ChatRequest.ts"
 import { type RunningServer, startInProcess, TEST_KEY } from "../support/servers.ts"
@@ -14,9 +15,11 @@ let client: OpenAI
 
 beforeAll(async () => {
   server = await startInProcess({
+    keys: [...recordsFromPlainKeys([TEST_KEY]), { name: "tight", sha256: hashKey("tight-key"), requestsPerMinute: 1 }],
     chat: ScriptedChatLayer({
-      models: ["scripted-1", "scripted-2"],
+      models: ["scripted-1", "scripted-2", "broken"],
       replies: (request) => {
+        if (request.model === "broken") return { content: "x", failAfter: 0, failure: { reason: "upstream", message: "model server answered 500" } }
         const last = request.messages[request.messages.length - 1]!
         if (last.role === "tool") return { content: `The weather is ${contentText(last.content)}.` }
         if (request.tools !== undefined) {
@@ -117,10 +120,26 @@ describe("openai SDK", () => {
     await expect(badRequest).rejects.toMatchObject({ status: 400, param: "max_tokens", type: "invalid_request_error" })
     await expect(client.chat.completions.create({ model: "nope", messages: [{ role: "user", content: "x" }] }))
       .rejects.toBeInstanceOf(OpenAI.NotFoundError)
+    const tight = new OpenAI({ apiKey: "tight-key", baseURL: `${server.url}/v1`, maxRetries: 0 })
+    await tight.chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "x" }] })
+    const limited = tight.chat.completions.create({ model: "scripted-1", messages: [{ role: "user", content: "x" }] })
+    await expect(limited).rejects.toBeInstanceOf(OpenAI.RateLimitError)
+    await expect(limited).rejects.toMatchObject({ status: 429, code: "rate_limit_exceeded" })
+    const failed = client.chat.completions.create({ model: "broken", messages: [{ role: "user", content: "x" }] })
+    await expect(failed).rejects.toBeInstanceOf(OpenAI.InternalServerError)
+    await expect(failed).rejects.toMatchObject({ status: 502, code: "upstream_error", message: expect.stringContaining("model server answered 500") })
+  })
+
+  it("raises a mid-stream failure from the stream iterator", async () => {
+    const stream = await client.chat.completions.create({ model: "broken", stream: true, messages: [{ role: "user", content: "x" }] })
+    const consume = async () => {
+      for await (const _ of stream) { /* the error event ends the stream */ }
+    }
+    await expect(consume()).rejects.toThrow(/model server answered 500/)
   })
 
   it("lists models", async () => {
     const models = await client.models.list()
-    expect(models.data.map((m) => m.id)).toEqual(["scripted-1", "scripted-2"])
+    expect(models.data.map((m) => m.id)).toEqual(["scripted-1", "scripted-2", "broken"])
   })
 })

@@ -42,13 +42,28 @@ interface Failure {
 
 const completionsUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, "")}/chat/completions`
 
-/** A short, safe description of a transport failure: an error code (ECONNREFUSED) or message, never a request dump. */
+const codeText: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  EPIPE: "connection closed",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  ETIMEDOUT: "connection timed out",
+  EHOSTUNREACH: "host unreachable",
+  UND_ERR_SOCKET: "connection closed by the upstream",
+  UND_ERR_CONNECT_TIMEOUT: "connection timed out"
+}
+
+/**
+ * A short description of a transport failure: the error code when there is
+ * one (it names no host, unlike Node's messages), else the messages.
+ */
 const describeCause = (cause: unknown): string => {
   const parts: Array<string> = []
   let current: unknown = cause
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
     const record = current as { code?: unknown; message?: unknown; cause?: unknown }
-    if (typeof record.code === "string") return record.code
+    if (typeof record.code === "string") return `${codeText[record.code] ?? "transport error"} (${record.code})`
     if (typeof record.message === "string" && record.message !== "" && !parts.includes(record.message)) parts.push(record.message)
     current = record.cause
   }
@@ -257,7 +272,7 @@ export const make = Effect.gen(function*() {
   }
 
   /** One try at opening a stream, in a scope of its own under the stream's scope: closed (request aborted) on failure. */
-  const openOnce = (target: UpstreamTarget, body: string, streamScope: Scope.Scope) =>
+  const openOnce = (target: UpstreamTarget, body: string, expectedChoices: number, streamScope: Scope.Scope) =>
     Effect.gen(function*() {
       const scope = yield* Scope.fork(streamScope)
       const opened = Effect.gen(function*() {
@@ -269,14 +284,14 @@ export const make = Effect.gen(function*() {
         if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
         if (isJsonContent(response)) {
           // A server that ignored stream:true, or answered 200 with an error object.
-          const text = yield* response.text.pipe(Effect.orElseSucceed(() => ""))
+          const text = errorBodyText(yield* response.text.pipe(Effect.orElseSucceed(() => "")))
           return yield* Effect.fail(fail(target, {
             kind: "protocol",
             beforeFirstByte: true,
-            message: `the upstream answered a streaming request with JSON instead of events${((t) => (t === undefined ? "" : `: ${t}`))(errorBodyText(text))}`
+            message: `the upstream answered a streaming request with JSON instead of events${text === undefined ? "" : `: ${text}`}`
           }))
         }
-        const normalizer = new StreamNormalizer()
+        const normalizer = new StreamNormalizer(expectedChoices)
         let expired = false
         const bytes = yield* Stream.toPull(response.stream).pipe(Scope.provide(scope))
         const rest = chunkPull(target, bytes, normalizer, () => expired)
@@ -303,8 +318,10 @@ export const make = Effect.gen(function*() {
       const streamScope = yield* Effect.scope
       const { totalMs } = target.timeouts
       const deadline = (yield* Clock.currentTimeMillis) + totalMs
-      const body = JSON.stringify(upstreamBody(target.model, target.params, request, true))
-      const opened = yield* withRetries(target, deadline, openOnce(target, body, streamScope)).pipe(
+      const sent = upstreamBody(target.model, target.params, request, true)
+      const body = JSON.stringify(sent)
+      const expectedChoices = typeof sent.n === "number" ? sent.n : 1
+      const opened = yield* withRetries(target, deadline, openOnce(target, body, expectedChoices, streamScope)).pipe(
         Effect.timeoutOrElse({ duration: totalMs, orElse: () => Effect.fail(timeout(target, "total", totalMs, true)) })
       )
       // The total deadline aborts the request; the pull then reports the timeout. No per-chunk timer.

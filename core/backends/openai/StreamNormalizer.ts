@@ -60,6 +60,12 @@ export class StreamNormalizer {
   private readonly parser = Sse.makeParser((event) => {
     if (event._tag === "Event") this.onEvent(event.event, event.data)
   })
+  /** Choices the request asked for (the n sent): without [DONE], each must have finished. */
+  private readonly expectedChoices: number
+
+  constructor(expectedChoices = 1) {
+    this.expectedChoices = expectedChoices
+  }
 
   /** Body bytes in; the chunks they complete are appended to `out`. */
   feed(bytes: Uint8Array, out: Array<ChatChunk>): void {
@@ -78,7 +84,7 @@ export class StreamNormalizer {
       this.parser.feed(`${tail}\n\n`)
     }
     if (this.issue !== undefined || this.done) return this.issue
-    if (this.seen.size > 0 && this.finished.size === this.seen.size) return undefined
+    if (this.finished.size >= this.expectedChoices && this.finished.size === this.seen.size) return undefined
     this.issue = {
       kind: "stream",
       message: this.events === 0
@@ -90,9 +96,11 @@ export class StreamNormalizer {
 
   private onEvent(name: string, data: string): void {
     if (this.done || this.issue !== undefined) return
-    this.started = true
     this.events++
-    if (data === "[DONE]") return this.onDone()
+    if (data === "[DONE]") {
+      this.started = true
+      return this.onDone()
+    }
     let json: unknown
     try {
       json = JSON.parse(data)
@@ -110,6 +118,8 @@ export class StreamNormalizer {
       this.issue = { kind: "protocol", message: `the upstream sent an event that is not a chunk object: ${preview(data)}` }
       return
     }
+    // An error event is not an answer; anything else is its first byte.
+    this.started = true
     this.onChunk(json)
   }
 

@@ -19,7 +19,10 @@ import { RateLimiter } from "../../core/auth/RateLimiter.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
 import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
+import { chatGatewayLayer } from "../../core/chat/ChatSetup.ts"
+import type { ChatConfig } from "../../core/config/ChatConfig.ts"
 import type { ChatModel } from "../../core/chat/ChatModel.ts"
 import type { ImageSearch } from "../../core/search/ImageSearch.ts"
 import type { WebSearch } from "../../core/search/WebSearch.ts"
@@ -35,19 +38,26 @@ export interface RunningServer {
 export interface InProcessOptions {
   readonly search?: Layer.Layer<WebSearch | ImageSearch>
   readonly chat?: Layer.Layer<ChatModel>
+  /** The chat stack from a config file's `chat` section (real upstream client, grounded model). */
+  readonly chatConfig?: ChatConfig
   readonly keys?: ReadonlyArray<KeyRecord>
   readonly streamKeepAlive?: Duration.Input
   readonly validation?: ValidationPolicy
 }
 
 /** The default services of a fresh server, with the test key. */
-export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppServices> =>
-  Layer.mergeAll(
-    options.search ?? FixtureSearchLayer(sampleDocuments),
-    ChatGateway.layer(options.validation).pipe(Layer.provide(options.chat ?? ScriptedChatLayer(unconfiguredChat))),
+export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppServices> => {
+  const search = options.search ?? FixtureSearchLayer(sampleDocuments)
+  const chat = options.chatConfig !== undefined
+    ? chatGatewayLayer(options.chatConfig).pipe(Layer.provide([search, OpenAiUpstream.fetchLayer]), Layer.orDie)
+    : ChatGateway.layer(options.validation).pipe(Layer.provide(options.chat ?? ScriptedChatLayer(unconfiguredChat)))
+  return Layer.mergeAll(
+    search,
+    chat,
     ApiKeys.layer(options.keys ?? recordsFromPlainKeys([TEST_KEY])),
     RateLimiter.layer
   )
+}
 
 /** The real Node HTTP server, in this process, on an ephemeral port. */
 export const startInProcess = async (options: InProcessOptions = {}): Promise<RunningServer> => {

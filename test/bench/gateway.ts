@@ -1,0 +1,199 @@
+/**
+ * Gateway overhead, in one run against the same local OpenAI-compatible
+ * upstream (test/support/mockUpstream.ts in its own process): the upstream
+ * called directly, through Periscope, and through the Portkey gateway
+ * (npm @portkey-ai/gateway, on loopback).
+ *
+ *   node test/bench/gateway.ts [--seconds 8] [--connections 32] [--samples 400]
+ *
+ * - throughput: non-streaming requests per second at `connections` in flight (autocannon);
+ * - added latency: p50/p99 of one request at a time, minus the direct path's;
+ * - added time to first chunk: streaming, one at a time, first SSE data event.
+ * Each server is its own process; two cores: compare ratios and differences.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpus, tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { parseArgs } from "node:util"
+import autocannon from "autocannon"
+import { hashKey } from "../../core/auth/KeyRecord.ts"
+import { freePort } from "../support/servers.ts"
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "8" },
+    connections: { type: "string", default: "32" },
+    samples: { type: "string", default: "400" }
+  }
+})
+const seconds = Number(values.seconds)
+const connections = Number(values.connections)
+const samples = Number(values.samples)
+const root = resolve(import.meta.dirname, "../..")
+const KEY = "bench-key"
+
+const children: Array<ChildProcess> = []
+const spawnNode = (args: Array<string>, env: Record<string, string>) => {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  children.push(child)
+  let output = ""
+  child.stdout!.on("data", (d) => { output += d })
+  child.stderr!.on("data", (d) => { output += d })
+  return { child, output: () => output }
+}
+const until = async (what: string, check: () => Promise<boolean>, output: () => string) => {
+  for (let i = 0; i < 300; i++) {
+    if (await check().catch(() => false)) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${what} did not start:\n${output()}`)
+}
+
+// The upstream: 64-word answers, no delays, recording off.
+const upstreamPort = await freePort()
+const upstream = spawnNode(["test/support/mockUpstream.ts", "--port", String(upstreamPort), "--words", "64"], {})
+const upstreamUrl = `http://127.0.0.1:${upstreamPort}/v1`
+await until("mock upstream", async () => (await fetch(`${upstreamUrl}/models`)).ok, upstream.output)
+
+// Periscope: one model routed to the upstream; a key whose limit the run cannot reach.
+const dataDir = mkdtempSync(join(tmpdir(), "periscope-gateway-bench-"))
+writeFileSync(join(dataDir, "keys.json"), JSON.stringify({ keys: [{ name: "bench", sha256: hashKey(KEY), requestsPerMinute: 1_000_000_000 }] }))
+writeFileSync(join(dataDir, "config.json"), JSON.stringify({
+  chat: {
+    upstreams: { mock: { baseUrl: upstreamUrl, preset: "passthrough" } },
+    models: [{ name: "bench-model", targets: [{ upstream: "mock", model: "mock-model" }] }]
+  }
+}))
+const periscopePort = await freePort()
+const periscope = spawnNode(["adapters/node/main.ts"], {
+  PORT: String(periscopePort),
+  PERISCOPE_DATA_DIR: dataDir,
+  PERISCOPE_KEYS_FILE: join(dataDir, "keys.json"),
+  PERISCOPE_CONFIG: join(dataDir, "config.json")
+})
+await until("Periscope", async () => (await fetch(`http://127.0.0.1:${periscopePort}/healthz`)).ok, periscope.output)
+
+// Portkey: the OpenAI provider pointed at the same upstream with a custom host.
+const portkeyPort = await freePort()
+const portkey = spawnNode([resolve(root, "node_modules/@portkey-ai/gateway/build/start-server.js"), `--port=${portkeyPort}`, "--headless"], { NODE_ENV: "production" })
+await until("Portkey", async () => (await fetch(`http://127.0.0.1:${portkeyPort}/`)).ok, portkey.output)
+
+interface Path {
+  readonly name: string
+  readonly url: string
+  readonly headers: Record<string, string>
+  readonly model: string
+}
+const paths: Array<Path> = [
+  { name: "direct", url: `${upstreamUrl}/chat/completions`, headers: { "content-type": "application/json" }, model: "mock-model" },
+  {
+    name: "Periscope",
+    url: `http://127.0.0.1:${periscopePort}/v1/chat/completions`,
+    headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
+    model: "bench-model"
+  },
+  {
+    name: "Portkey",
+    url: `http://127.0.0.1:${portkeyPort}/v1/chat/completions`,
+    headers: {
+      "content-type": "application/json",
+      authorization: "Bearer unused",
+      "x-portkey-provider": "openai",
+      "x-portkey-custom-host": upstreamUrl
+    },
+    model: "mock-model"
+  }
+]
+const bodyOf = (path: Path, stream: boolean) =>
+  JSON.stringify({ model: path.model, stream, messages: [{ role: "user", content: "Tell me something in about sixty words." }] })
+
+// Every path must answer the same thing before we time it.
+for (const path of paths) {
+  const response = await fetch(path.url, { method: "POST", headers: path.headers, body: bodyOf(path, false) })
+  const body = await response.json() as any
+  if (!response.ok || !String(body.choices?.[0]?.message?.content).startsWith("word0")) {
+    throw new Error(`${path.name} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`)
+  }
+}
+
+const throughput = (path: Path) =>
+  new Promise<autocannon.Result>((done, fail) =>
+    autocannon({ url: path.url, method: "POST", headers: path.headers, body: bodyOf(path, false), connections, duration: seconds }, (error, result) =>
+      error ? fail(error) : done(result)))
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
+
+/** One request at a time: whole-request latency, or time to the first SSE data event. */
+const sequential = async (path: Path, stream: boolean) => {
+  const times: Array<number> = []
+  for (let i = 0; i < samples + 20; i++) {
+    const start = performance.now()
+    const response = await fetch(path.url, { method: "POST", headers: path.headers, body: bodyOf(path, stream) })
+    if (stream) {
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let text = ""
+      let first: number | undefined
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        text += decoder.decode(value, { stream: true })
+        if (first === undefined && text.includes("data: {")) first = performance.now() - start
+      }
+      if (!text.includes("data: [DONE]")) throw new Error(`stream without [DONE]: ${text.slice(0, 120)}`)
+      if (i >= 20) times.push(first!)
+    } else {
+      await response.text()
+      if (i >= 20) times.push(performance.now() - start)
+    }
+  }
+  times.sort((a, b) => a - b)
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) }
+}
+
+interface Row { name: string; rps: number; p50: number; p99: number; ttfc50: number | undefined; ttfc99: number | undefined; errors: number }
+const rows: Array<Row> = []
+const streamFailures: Array<string> = []
+for (const path of paths) {
+  await throughput({ ...path }).catch(() => undefined) // warm-up
+  const load = await throughput(path)
+  const latency = await sequential(path, false)
+  // A path whose streaming fails is reported, not hidden (Portkey's, see the note it prints).
+  const ttfc = await sequential(path, true).catch((error: Error) => {
+    streamFailures.push(`${path.name}: streaming failed: ${error.message}`)
+    return undefined
+  })
+  rows.push({ name: path.name, rps: load.requests.average, p50: latency.p50, p99: latency.p99, ttfc50: ttfc?.p50, ttfc99: ttfc?.p99, errors: load.non2xx + load.errors })
+}
+
+for (const child of children) child.kill("SIGTERM")
+rmSync(dataDir, { recursive: true, force: true })
+
+const direct = rows[0]!
+console.log(`Gateway bench: ${connections} connections for ${seconds} s (throughput); ${samples} sequential requests (latency, first chunk); ${process.version}, ${cpus().length} cores\n`)
+const header = ["path", "req/s", "vs direct", "p50 ms", "p99 ms", "added p50", "added p99", "TTFC p50", "added TTFC p50", "errors"]
+const table = rows.map((r) => [
+  r.name,
+  r.rps.toFixed(0),
+  (r.rps / direct.rps).toFixed(2),
+  r.p50.toFixed(3),
+  r.p99.toFixed(3),
+  r === direct ? "-" : (r.p50 - direct.p50).toFixed(3),
+  r === direct ? "-" : (r.p99 - direct.p99).toFixed(3),
+  r.ttfc50 === undefined ? "failed" : r.ttfc50.toFixed(3),
+  r === direct ? "-" : r.ttfc50 === undefined ? "failed" : (r.ttfc50 - direct.ttfc50!).toFixed(3),
+  String(r.errors)
+])
+const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length)))
+console.log(header.map((h, i) => (i === 0 ? h.padEnd(widths[i]!) : h.padStart(widths[i]!))).join("  "))
+console.log(widths.map((w) => "-".repeat(w)).join("  "))
+for (const t of table) console.log(t.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "))
+const periscopeRow = rows[1]!
+const portkeyRow = rows[2]!
+for (const failure of streamFailures) console.log(`\n${failure}`)
+if (streamFailures.some((f) => f.startsWith("Portkey"))) {
+  console.log("  (Portkey answers {\"status\":\"failure\"} and logs \"TypeError: immutable\" from ResponseService.updateHeaders: Portkey-AI/gateway issues #1389 and #1550.)")
+}
+console.log(`\nPeriscope vs Portkey throughput: ${(periscopeRow.rps / portkeyRow.rps).toFixed(2)}x; Periscope added p50: ${(periscopeRow.p50 - direct.p50).toFixed(3)} ms`)
+process.exit(0)

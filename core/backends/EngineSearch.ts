@@ -1,0 +1,120 @@
+/**
+ * The embedded search engine as a backend: a SearchEngine service holds the current
+ * SearchIndex in a Ref, and WebSearch and ImageSearch answer from whatever index is current
+ * when a query starts. Swapping in a new snapshot is one atomic Ref.set: a query already
+ * running keeps the index it read and finishes on it, and no request is turned away.
+ *
+ * Wiring:
+ *   EngineSearch.layer(index)                         // an index built or decoded by the caller
+ *   EngineSearch.layerFromSnapshot(readBytesEffect)   // decode at startup (Node file, Deno asset or URL)
+ *   SearchEngine.use((engine) => engine.reload(bytes)) // a later swap, e.g. on SIGHUP or an admin call
+ */
+import { Context, Effect, Layer, Ref } from "effect"
+import { IndexBuilder } from "../index/IndexBuilder.ts"
+import type { SearchIndex } from "../index/SearchIndex.ts"
+import { decodeSnapshot, SnapshotError } from "../index/Snapshot.ts"
+import { ImageSearch } from "../search/ImageSearch.ts"
+import { SearchBackendError } from "../search/SearchError.ts"
+import { type SearchQuery, toWebSearchData } from "../search/SearchResult.ts"
+import { WebSearch } from "../search/WebSearch.ts"
+
+/** What a loaded index holds, for logs and health checks. */
+export interface EngineSummary {
+  readonly documents: number
+  readonly images: number
+}
+
+export class SearchEngine extends Context.Service<SearchEngine, {
+  /** The index queries use right now. */
+  readonly current: Effect.Effect<SearchIndex>
+  /** Makes `index` current; queries already running finish on the previous one. */
+  readonly replace: (index: SearchIndex) => Effect.Effect<EngineSummary>
+  /** Decodes snapshot bytes and makes them current; a bad snapshot fails and leaves the current index in place. */
+  readonly reload: (bytes: Uint8Array) => Effect.Effect<EngineSummary, SnapshotError>
+}>()("periscope/backends/SearchEngine") {
+  /** A SearchEngine starting from `initial`. */
+  static readonly layer = (initial: SearchIndex): Layer.Layer<SearchEngine> =>
+    Layer.effect(
+      SearchEngine,
+      Effect.gen(function*() {
+        const cell = yield* Ref.make(initial)
+        const replace = (index: SearchIndex) =>
+          Ref.set(cell, index).pipe(Effect.as<EngineSummary>({ documents: index.documentCount, images: index.imageCount }))
+        return SearchEngine.of({
+          current: Ref.get(cell),
+          replace,
+          reload: (bytes) => decode(bytes).pipe(Effect.flatMap(replace))
+        })
+      })
+    )
+}
+
+/** Snapshot bytes to an index, as an Effect failing with SnapshotError. */
+const decode = (bytes: Uint8Array): Effect.Effect<SearchIndex, SnapshotError> =>
+  Effect.try({
+    try: () => decodeSnapshot(bytes),
+    catch: (error) =>
+      error instanceof SnapshotError
+        ? error
+        : new SnapshotError({ reason: "malformed", message: `snapshot: ${error instanceof Error ? error.message : String(error)}` })
+  })
+
+/** An engine failure as the error the API maps to HTTP 500; the message says nothing internal. */
+const engineFailure = () => new SearchBackendError({ reason: "internal", message: "the search engine failed to answer this query" })
+
+/** WebSearch and ImageSearch answering from the current index of the SearchEngine. */
+const searchLayer: Layer.Layer<WebSearch | ImageSearch, never, SearchEngine> = Layer.mergeAll(
+  Layer.effect(
+    WebSearch,
+    Effect.gen(function*() {
+      const engine = yield* SearchEngine
+      return WebSearch.of({
+        search: (query: SearchQuery) =>
+          engine.current.pipe(
+            Effect.flatMap((index) =>
+              Effect.try({
+                try: () => {
+                  const answer = index.search(query.keywords, query.num)
+                  return toWebSearchData(answer.query, answer.hits)
+                },
+                catch: engineFailure
+              })
+            )
+          )
+      })
+    })
+  ),
+  Layer.effect(
+    ImageSearch,
+    Effect.gen(function*() {
+      const engine = yield* SearchEngine
+      return ImageSearch.of({
+        search: (query: SearchQuery) =>
+          engine.current.pipe(
+            Effect.flatMap((index) => Effect.try({ try: () => index.searchImages(query.keywords, query.num), catch: engineFailure }))
+          )
+      })
+    })
+  )
+)
+
+export const EngineSearch = {
+  /** SearchEngine, WebSearch and ImageSearch over `initial`. */
+  layer: (initial: SearchIndex): Layer.Layer<SearchEngine | WebSearch | ImageSearch> =>
+    searchLayer.pipe(Layer.provideMerge(SearchEngine.layer(initial))),
+
+  /**
+   * The same, from snapshot bytes read by `load` (a Node file read, a Deno asset or fetch).
+   * Startup fails with SnapshotError when the bytes are not an intact snapshot.
+   */
+  layerFromSnapshot: <E, R>(
+    load: Effect.Effect<Uint8Array, E, R>
+  ): Layer.Layer<SearchEngine | WebSearch | ImageSearch, E | SnapshotError, R> =>
+    Layer.unwrap(load.pipe(Effect.flatMap(decode), Effect.map((index) => EngineSearch.layer(index)))),
+
+  /** WebSearch and ImageSearch from a SearchEngine provided elsewhere. */
+  searchLayer,
+
+  /** An index with no documents: answers every query with no results (a server before its first snapshot). */
+  emptyIndex: (): SearchIndex => new IndexBuilder().build()
+} as const

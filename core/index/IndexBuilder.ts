@@ -1,0 +1,184 @@
+/**
+ * Collects documents in batches and builds a SearchIndex.
+ *
+ * Documents are checked and normalised as they arrive (AddReport says what was refused and
+ * why); one normalised URL is one page, the last version added wins. `build` orders pages by
+ * that URL, so page ids, and with them score ties, are the same whatever order the batches
+ * came in.
+ *
+ * Field weighting is BM25F (Robertson, Zaragoza & Taylor 2004): each field's term frequency
+ * is length-normalised and weighted, the sum is saturated once, and one idf applies. Summing
+ * one BM25 per field instead would saturate each field separately and pay a word twice for
+ * appearing in both title and body, which BM25F avoids; it also keeps one upper bound per
+ * term, which is what MaxScore pruning needs.
+ */
+import { Analyzer } from "./analysis/Analyzer.ts"
+import type { IndexDocument } from "./Document.ts"
+import { validateDocument, type ValidDocument } from "./DocumentValidation.ts"
+import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from "./EngineOptions.ts"
+import type { FieldSpec } from "./InvertedIndex.ts"
+import { InvertedIndexBuilder } from "./InvertedIndexBuilder.ts"
+import { clusterNearDuplicates, simhash } from "./NearDuplicates.ts"
+import { SearchIndex } from "./SearchIndex.ts"
+import { StoredFieldsWriter } from "./StoredFields.ts"
+import { reversedHost, urlWords } from "./UrlNormalizer.ts"
+
+export type { EngineOptions, ResolvedEngineOptions } from "./EngineOptions.ts"
+export { defaultEngineOptions, InvalidEngineOptions } from "./EngineOptions.ts"
+
+export interface AddReport {
+  /** Documents with a URL not seen before. */
+  readonly added: number
+  /** Documents whose URL (after normalisation) was already present; the newer one replaced it. */
+  readonly duplicates: number
+  /** Refused documents, and refused images of accepted ones, with the field and rule broken. */
+  readonly rejected: ReadonlyArray<{ url: string; reason: string }>
+}
+
+interface Field<T> extends FieldSpec {
+  readonly text: (item: T) => string
+}
+
+const pageFields = (o: ResolvedEngineOptions): Array<Field<ValidDocument>> =>
+  [
+    { name: "body", weight: o.fieldWeights.body, positions: true, text: (d: ValidDocument) => d.text },
+    { name: "title", weight: o.fieldWeights.title, positions: true, text: (d: ValidDocument) => d.title },
+    { name: "url", weight: o.fieldWeights.url, positions: false, text: (d: ValidDocument) => urlWords(d.url) }
+  ].filter((f) => f.weight > 0)
+
+interface ImageItem {
+  readonly image: ValidDocument["images"][number]
+  readonly page: ValidDocument
+}
+
+const imageFields = (o: ResolvedEngineOptions): Array<Field<ImageItem>> =>
+  [
+    {
+      name: "text",
+      weight: o.imageFieldWeights.text,
+      positions: true,
+      text: ({ image }: ImageItem) => [image.title, image.alt, image.caption].filter((s) => s.length > 0).join("\n")
+    },
+    {
+      name: "context",
+      weight: o.imageFieldWeights.context,
+      positions: true,
+      text: ({ image, page }: ImageItem) => [image.heading, page.title].filter((s) => s.length > 0).join("\n")
+    },
+    { name: "url", weight: o.imageFieldWeights.url, positions: false, text: ({ image }: ImageItem) => urlWords(image.url) }
+  ].filter((f) => f.weight > 0)
+
+const spec = <T>(f: Field<T>): FieldSpec => ({ name: f.name, weight: f.weight, positions: f.positions })
+
+export class IndexBuilder {
+  readonly options: ResolvedEngineOptions
+  private readonly byUrl = new Map<string, ValidDocument>()
+
+  /** Throws InvalidEngineOptions when an option breaks its rule. */
+  constructor(options?: EngineOptions) {
+    this.options = resolveEngineOptions(options)
+  }
+
+  /** Documents collected so far (distinct URLs). */
+  get size(): number {
+    return this.byUrl.size
+  }
+
+  add(docs: Iterable<IndexDocument>): AddReport {
+    let added = 0
+    let duplicates = 0
+    const rejected: Array<{ url: string; reason: string }> = []
+    for (const raw of docs) {
+      const checked = validateDocument(raw)
+      if (checked._tag === "Invalid") {
+        rejected.push({ url: checked.url, reason: checked.reason })
+        continue
+      }
+      for (const reason of checked.problems) rejected.push({ url: checked.document.url, reason })
+      const key = checked.document.key
+      if (this.byUrl.has(key)) {
+        duplicates++
+        this.byUrl.delete(key) // re-insert: the newest version is kept
+      } else {
+        added++
+      }
+      this.byUrl.set(key, checked.document)
+    }
+    return { added, duplicates, rejected }
+  }
+
+  build(): SearchIndex {
+    const options = this.options
+    const pages = Array.from(this.byUrl.values()).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    const analyzer = new Analyzer({ stemming: options.stemming })
+
+    // Pages.
+    const fields = pageFields(options)
+    const web = new InvertedIndexBuilder(fields.map(spec), analyzer, options.k1, options.b)
+    const stored = new StoredFieldsWriter(5)
+    const fingerprintHigh = new Uint32Array(pages.length)
+    const fingerprintLow = new Uint32Array(pages.length)
+    const fingerprintExact = new Uint32Array(pages.length)
+    const tokenCounts = new Int32Array(pages.length)
+    const hostOf: Array<string> = []
+    let hashes = new Uint32Array(1024)
+    for (let doc = 0; doc < pages.length; doc++) {
+      const page = pages[doc]!
+      web.addDocument(fields.map((f) => f.text(page)))
+      stored.add([page.url, page.title, page.text, page.date ?? "", page.lang])
+      const sequence = web.sequence
+      if (hashes.length < sequence.length) hashes = new Uint32Array(sequence.length * 2)
+      for (let i = 0; i < sequence.length; i++) hashes[i] = web.termHash(sequence.get(i))
+      const fingerprint = simhash(hashes, sequence.length)
+      fingerprintHigh[doc] = fingerprint.high
+      fingerprintLow[doc] = fingerprint.low
+      fingerprintExact[doc] = fingerprint.exact
+      tokenCounts[doc] = sequence.length
+      hostOf.push(reversedHost(new URL(page.url).hostname))
+    }
+    const hostKeys = Array.from(new Set(hostOf)).sort()
+    const hostId = new Map(hostKeys.map((key, i) => [key, i]))
+    const hosts = new StoredFieldsWriter(1)
+    for (const key of hostKeys) hosts.add([key])
+
+    // Images, in page order.
+    const imageSpecs = imageFields(options)
+    const images = new InvertedIndexBuilder(imageSpecs.map(spec), analyzer, options.k1, options.b)
+    const imageStored = new StoredFieldsWriter(5)
+    const pageImages = new Uint32Array(pages.length + 1)
+    const imagePage: Array<number> = []
+    const imageSize: Array<number> = []
+    const imageCluster: Array<number> = []
+    const firstWithUrl = new Map<string, number>()
+    for (let doc = 0; doc < pages.length; doc++) {
+      const page = pages[doc]!
+      pageImages[doc] = imagePage.length
+      for (const image of page.images) {
+        const id = images.addDocument(imageSpecs.map((f) => f.text({ image, page })))
+        imageStored.add([image.url, image.title, image.alt, image.caption, image.heading])
+        imagePage.push(doc)
+        imageSize.push(image.width, image.height)
+        const first = firstWithUrl.get(image.key)
+        if (first === undefined) firstWithUrl.set(image.key, id)
+        imageCluster.push(first ?? id)
+      }
+    }
+    pageImages[pages.length] = imagePage.length
+    analyzer.clearCache()
+
+    return new SearchIndex({
+      options,
+      web: web.build(),
+      pages: stored.finish(),
+      pageHost: Int32Array.from(hostOf, (key) => hostId.get(key)!),
+      hosts: hosts.finish(),
+      pageCluster: clusterNearDuplicates(fingerprintHigh, fingerprintLow, fingerprintExact, tokenCounts, options.nearDuplicateBits),
+      pageImages,
+      images: images.build(),
+      imageFields: imageStored.finish(),
+      imagePage: Int32Array.from(imagePage),
+      imageCluster: Int32Array.from(imageCluster),
+      imageSize: Int32Array.from(imageSize)
+    })
+  }
+}

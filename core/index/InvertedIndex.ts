@@ -1,0 +1,371 @@
+/**
+ * The inverted index of one collection (pages or images): a term dictionary and, per term,
+ * postings in blocks of 128 documents, all in typed arrays that a snapshot maps without copying.
+ *
+ * A posting is `varint(docGap) varint(code) [varint(tf_f) ...]`, where `code` packs the first
+ * field's term frequency with one presence bit for each other field. Positions (for phrases)
+ * live in a parallel byte stream. Terms with more than one block keep per-block skip data
+ * (last document, byte offsets, the block's best BM25F term frequency) so that a cursor can
+ * jump over blocks without decoding them and MaxScore can bound what a block may add.
+ */
+
+export const blockSize = 128
+/** A document id past every real one: where exhausted cursors rest. */
+export const endOfPostings = 0x7fffffff
+
+export interface FieldSpec {
+  readonly name: string
+  /** BM25F weight; a field of weight 0 is not indexed at all. */
+  readonly weight: number
+  /** Whether positions are kept (phrases match only in such fields). */
+  readonly positions: boolean
+}
+
+export interface InvertedIndexMeta {
+  readonly documentCount: number
+  readonly fields: ReadonlyArray<FieldSpec>
+  readonly k1: number
+  readonly b: number
+  readonly averageLengths: ReadonlyArray<number>
+}
+
+/** Every array of an index; snapshots write and read exactly these. */
+export interface InvertedIndexArrays {
+  /** UTF-8 bytes of all terms, sorted bytewise; term t is termBytes[termOffsets[t] .. termOffsets[t+1]]. */
+  readonly termBytes: Uint8Array
+  readonly termOffsets: Uint32Array
+  readonly termDf: Uint32Array
+  /** Byte offset of each term's postings; T + 1 entries. */
+  readonly termPostings: Uint32Array
+  /** Byte offset of each term's positions; T + 1 entries. */
+  readonly termPositions: Uint32Array
+  /** Largest BM25F-normalised term frequency over the term's postings (rounded up). */
+  readonly termMaxTfn: Float32Array
+  /** First skip block of the term, or -1 when its postings fit in one block. */
+  readonly termFirstBlock: Int32Array
+  readonly blockLastDoc: Int32Array
+  readonly blockPostings: Uint32Array
+  readonly blockPositions: Uint32Array
+  readonly blockMaxTfn: Float32Array
+  readonly postings: Uint8Array
+  readonly positions: Uint8Array
+  /** Per document and field: weight / (1 - b + b * length / averageLength). */
+  readonly docNorms: Float64Array
+}
+
+const utf8 = new TextEncoder()
+
+export class InvertedIndex {
+  readonly meta: InvertedIndexMeta
+  readonly arrays: InvertedIndexArrays
+  readonly documentCount: number
+  readonly fieldCount: number
+  readonly termCount: number
+
+  constructor(meta: InvertedIndexMeta, arrays: InvertedIndexArrays) {
+    this.meta = meta
+    this.arrays = arrays
+    this.documentCount = meta.documentCount
+    this.fieldCount = meta.fields.length
+    this.termCount = arrays.termDf.length
+  }
+
+  /** Term id of an analysed term, or -1 when no document has it. Binary search over UTF-8 bytes. */
+  lookup(term: string): number {
+    const key = utf8.encode(term)
+    const { termBytes, termOffsets } = this.arrays
+    let lo = 0
+    let hi = this.termCount - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1
+      const start = termOffsets[mid]!
+      const length = termOffsets[mid + 1]! - start
+      const common = Math.min(length, key.length)
+      let cmp = 0
+      for (let i = 0; i < common; i++) {
+        const d = termBytes[start + i]! - key[i]!
+        if (d !== 0) {
+          cmp = d
+          break
+        }
+      }
+      if (cmp === 0) cmp = length - key.length
+      if (cmp === 0) return mid
+      if (cmp < 0) lo = mid + 1
+      else hi = mid - 1
+    }
+    return -1
+  }
+
+  /** Robertson-Sparck Jones idf as Lucene computes it: always positive. */
+  idf(termId: number): number {
+    const df = this.arrays.termDf[termId]!
+    return Math.log(1 + (this.documentCount - df + 0.5) / (df + 0.5))
+  }
+
+  /** BM25 saturation of a normalised term frequency, times (k1 + 1). */
+  saturate(tfn: number): number {
+    const k1 = this.meta.k1
+    return ((k1 + 1) * tfn) / (k1 + tfn)
+  }
+
+  /** The term's text (for diagnostics and rebuilds). */
+  termText(termId: number): string {
+    const { termBytes, termOffsets } = this.arrays
+    return new TextDecoder().decode(termBytes.subarray(termOffsets[termId]!, termOffsets[termId + 1]!))
+  }
+}
+
+/**
+ * A forward-only reader of one term's postings. `doc` is the current document
+ * (endOfPostings when done); `next` and `advance` move it, `score` weighs the current posting.
+ */
+export class PostingCursor {
+  doc = -1
+  readonly termId: number
+  readonly df: number
+  /** Query weight times idf: score = weight * saturate(tfn). */
+  readonly weight: number
+  /** Upper bound of `score` over all postings of the term. */
+  readonly maxScore: number
+
+  private readonly index: InvertedIndex
+  private readonly postings: Uint8Array
+  private readonly norms: Float64Array
+  private readonly fields: number
+  private readonly k1: number
+  private readonly firstBlock: number
+  private readonly blockCount: number
+  private block = -1
+  private blockLength = 0
+  private at = 0
+  private readonly docs = new Int32Array(blockSize)
+  private readonly tfs: Int32Array
+  // Positions: byte offset of the current block's positions, and a forward walker inside it.
+  private positionsStart = 0
+  private walkIndex = 0
+  private walkOffset = 0
+
+  constructor(index: InvertedIndex, termId: number, queryWeight: number) {
+    this.index = index
+    this.termId = termId
+    const a = index.arrays
+    this.df = a.termDf[termId]!
+    this.postings = a.postings
+    this.norms = a.docNorms
+    this.fields = index.fieldCount
+    this.k1 = index.meta.k1
+    this.tfs = new Int32Array(blockSize * this.fields)
+    this.firstBlock = a.termFirstBlock[termId]!
+    this.blockCount = this.firstBlock < 0 ? 1 : Math.ceil(this.df / blockSize)
+    this.weight = queryWeight * index.idf(termId)
+    this.maxScore = this.weight * index.saturate(a.termMaxTfn[termId]!)
+    this.loadBlock(0)
+  }
+
+  /** Moves to the next posting. */
+  next(): void {
+    if (++this.at < this.blockLength) {
+      this.doc = this.docs[this.at]!
+    } else if (this.block + 1 < this.blockCount) {
+      this.loadBlock(this.block + 1)
+    } else {
+      this.doc = endOfPostings
+    }
+  }
+
+  /** Moves to the first posting whose document is >= target, skipping whole blocks unread. */
+  advance(target: number): void {
+    if (this.doc >= target) return
+    if (this.docs[this.blockLength - 1]! < target) {
+      if (this.firstBlock < 0) {
+        this.doc = endOfPostings
+        return
+      }
+      const lastDocs = this.index.arrays.blockLastDoc
+      let b = Math.max(this.block + 1, this.shallowBlock)
+      const end = this.firstBlock + this.blockCount
+      while (b < this.blockCount && lastDocs[this.firstBlock + b]! < target) b++
+      if (this.firstBlock + b >= end) {
+        this.doc = endOfPostings
+        return
+      }
+      this.loadBlock(b)
+    }
+    const docs = this.docs
+    let i = this.at
+    while (docs[i]! < target) i++
+    this.at = i
+    this.doc = docs[i]!
+  }
+
+  /** BM25F score of the current posting. */
+  score(): number {
+    const f = this.fields
+    const base = this.at * f
+    const normBase = this.doc * f
+    let tfn = 0
+    for (let k = 0; k < f; k++) {
+      const tf = this.tfs[base + k]!
+      if (tf !== 0) tfn += tf * this.norms[normBase + k]!
+    }
+    return (this.weight * (this.k1 + 1) * tfn) / (this.k1 + tfn)
+  }
+
+  /** Term frequency of the current posting in one field. */
+  tf(field: number): number {
+    return this.tfs[this.at * this.fields + field]!
+  }
+
+  /**
+   * Moves the shallow pointer (skip data only, nothing decoded) to the block holding the
+   * first posting >= target; false when the term has no such posting. Block-max pruning
+   * reads `shallowEnd` and `shallowMaxScore` of that block.
+   */
+  shallowTo(target: number): boolean {
+    if (this.doc === endOfPostings) return false
+    if (target <= this.docs[this.blockLength - 1]!) {
+      this.shallowBlock = this.block
+      return true
+    }
+    if (this.firstBlock < 0) return false
+    const lastDocs = this.index.arrays.blockLastDoc
+    let b = Math.max(this.shallowBlock, this.block + 1)
+    while (b < this.blockCount && lastDocs[this.firstBlock + b]! < target) b++
+    if (b >= this.blockCount) return false
+    this.shallowBlock = b
+    return true
+  }
+
+  /** Last document of the shallow block. */
+  shallowEnd(): number {
+    return this.shallowBlock === this.block ? this.docs[this.blockLength - 1]! : this.index.arrays.blockLastDoc[this.firstBlock + this.shallowBlock]!
+  }
+
+  /** Best score of any posting in the shallow block. */
+  shallowMaxScore(): number {
+    if (this.firstBlock < 0) return this.maxScore
+    const tfn = this.index.arrays.blockMaxTfn[this.firstBlock + this.shallowBlock]!
+    return (this.weight * (this.k1 + 1) * tfn) / (this.k1 + tfn)
+  }
+
+  private shallowBlock = 0
+
+  /**
+   * Writes the positions of the current posting in `field` into `out` (grown when short)
+   * and returns them with their count. Only fields that keep positions have any.
+   */
+  positionsIn(field: number, out: Int32Array): { readonly positions: Int32Array; readonly count: number } {
+    const spec = this.index.meta.fields
+    if (!spec[field]!.positions) return { positions: out, count: 0 }
+    const bytes = this.index.arrays.positions
+    // Walk forward from the last posting whose positions were located in this block.
+    if (this.walkIndex > this.at) {
+      this.walkIndex = 0
+      this.walkOffset = this.positionsStart
+    }
+    let offset = this.walkOffset
+    for (let i = this.walkIndex; i < this.at; i++) offset = skipVarints(bytes, offset, this.positionalCount(i))
+    this.walkIndex = this.at
+    this.walkOffset = offset
+    for (let k = 0; k < field; k++) {
+      if (spec[k]!.positions) offset = skipVarints(bytes, offset, this.tfs[this.at * this.fields + k]!)
+    }
+    const count = this.tfs[this.at * this.fields + field]!
+    const target = out.length >= count ? out : new Int32Array(Math.max(count, out.length * 2))
+    let p = 0
+    for (let i = 0; i < count; i++) {
+      let value = 0
+      let shift = 0
+      let byte: number
+      do {
+        byte = bytes[offset++]!
+        value |= (byte & 0x7f) << shift
+        shift += 7
+      } while (byte & 0x80)
+      p = i === 0 ? value : p + value
+      target[i] = p
+    }
+    return { positions: target, count }
+  }
+
+  private positionalCount(i: number): number {
+    const spec = this.index.meta.fields
+    let n = 0
+    for (let k = 0; k < this.fields; k++) if (spec[k]!.positions) n += this.tfs[i * this.fields + k]!
+    return n
+  }
+
+  private loadBlock(b: number): void {
+    const a = this.index.arrays
+    let offset: number
+    let end: number
+    let previous: number
+    let count: number
+    if (this.firstBlock < 0) {
+      offset = a.termPostings[this.termId]!
+      end = a.termPostings[this.termId + 1]!
+      this.positionsStart = a.termPositions[this.termId]!
+      previous = -1
+      count = this.df
+    } else {
+      const global = this.firstBlock + b
+      offset = a.blockPostings[global]!
+      end = b + 1 < this.blockCount ? a.blockPostings[global + 1]! : a.termPostings[this.termId + 1]!
+      this.positionsStart = a.blockPositions[global]!
+      previous = b === 0 ? -1 : a.blockLastDoc[global - 1]!
+      count = b + 1 < this.blockCount ? blockSize : this.df - b * blockSize
+    }
+    const bytes = this.postings
+    const docs = this.docs
+    const tfs = this.tfs
+    const f = this.fields
+    const presenceBits = f - 1
+    tfs.fill(0, 0, count * f)
+    for (let i = 0; i < count; i++) {
+      // Inline varint decoding: this loop is the engine's hottest.
+      let gap = 0
+      let shift = 0
+      let byte: number
+      do {
+        byte = bytes[offset++]!
+        gap |= (byte & 0x7f) << shift
+        shift += 7
+      } while (byte & 0x80)
+      previous += gap + 1
+      docs[i] = previous
+      let code = 0
+      shift = 0
+      do {
+        byte = bytes[offset++]!
+        code |= (byte & 0x7f) << shift
+        shift += 7
+      } while (byte & 0x80)
+      const base = i * f
+      tfs[base] = code >>> presenceBits
+      for (let k = 1; k < f; k++) {
+        if ((code & (1 << (k - 1))) === 0) continue
+        let tf = 0
+        shift = 0
+        do {
+          byte = bytes[offset++]!
+          tf |= (byte & 0x7f) << shift
+          shift += 7
+        } while (byte & 0x80)
+        tfs[base + k] = tf
+      }
+    }
+    if (offset !== end) throw new Error(`postings of term ${this.termId} are corrupt (block ${b})`)
+    this.block = b
+    this.blockLength = count
+    this.at = 0
+    this.doc = docs[0]!
+    this.walkIndex = 0
+    this.walkOffset = this.positionsStart
+  }
+}
+
+const skipVarints = (bytes: Uint8Array, offset: number, count: number): number => {
+  for (let i = 0; i < count; i++) while (bytes[offset++]! & 0x80);
+  return offset
+}

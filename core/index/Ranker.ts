@@ -1,0 +1,410 @@
+/**
+ * Top-k BM25F retrieval over an InvertedIndex, document at a time.
+ *
+ * Without required terms it runs MaxScore (Turtle & Flood 1995) with block-max bounds: terms
+ * sorted by their best possible score; once the k-th best score exceeds what the weakest terms
+ * could add together, those terms stop producing candidates and are only probed (with block
+ * skipping) for documents the others found, and a candidate is dropped as soon as its bound
+ * falls below the k-th score. With phrases, candidates come from the rarest required term (a leapfrog
+ * conjunction) and optional terms are probed the same way. Exclusions and site filters reject
+ * a candidate before it is scored.
+ */
+import { endOfPostings, type InvertedIndex, PostingCursor } from "./InvertedIndex.ts"
+import { TopK } from "./TopK.ts"
+
+export interface QueryTerm {
+  readonly termId: number
+  /** How often the term occurs in the query (BM25's query term frequency). */
+  readonly weight: number
+}
+
+/** Terms that must appear at the given relative positions (offsets from the phrase's start). */
+export interface Phrase {
+  readonly termIds: ReadonlyArray<number>
+  readonly offsets: ReadonlyArray<number>
+}
+
+export interface CompiledQuery {
+  /** Distinct scoring terms. */
+  readonly terms: ReadonlyArray<QueryTerm>
+  /** Positive phrases: their terms are among `terms` and are required. */
+  readonly phrases: ReadonlyArray<Phrase>
+  /** Single terms (one-entry phrases) that must be present. */
+  readonly requiredTermIds: ReadonlyArray<number>
+  /** A document containing any of these (a one-term phrase is a word) is left out. */
+  readonly excluded: ReadonlyArray<Phrase>
+  /** Document filter (site:), called in increasing document order. */
+  readonly accept?: ((doc: number) => boolean) | undefined
+  /** The smallest document >= doc that `accept` may pass (endOfPostings when none): lets ranking jump. */
+  readonly skipTo?: ((doc: number) => number) | undefined
+}
+
+export interface RankedDocuments {
+  readonly docs: Int32Array
+  readonly scores: Float64Array
+  /** True when every matching document was seen (fewer than k matched). */
+  readonly complete: boolean
+}
+
+const emptyRanking: RankedDocuments = { docs: new Int32Array(0), scores: new Float64Array(0), complete: true }
+
+export const rankTopK = (index: InvertedIndex, query: CompiledQuery, k: number): RankedDocuments => {
+  const limit = Math.min(k, index.documentCount)
+  if (limit <= 0 || query.terms.length === 0) return emptyRanking
+  const heap = new TopK(limit)
+  const cursors = query.terms.map((t) => new PostingCursor(index, t.termId, t.weight))
+  const filter = makeFilter(index, query)
+  const requiredIds = new Set<number>(query.requiredTermIds)
+  for (const phrase of query.phrases) for (const id of phrase.termIds) requiredIds.add(id)
+  if (requiredIds.size === 0) maxScore(cursors, heap, filter, query.skipTo)
+  else conjunctive(index, cursors, requiredIds, query.phrases, heap, filter, query.skipTo)
+  const { docs, scores } = heap.sorted()
+  return { docs, scores, complete: !heap.full }
+}
+
+type Filter = ((doc: number) => boolean) | undefined
+type SkipTo = ((doc: number) => number) | undefined
+
+const makeFilter = (index: InvertedIndex, query: CompiledQuery): Filter => {
+  const accept = query.accept
+  if (query.excluded.length === 0) return accept
+  const exclusions = query.excluded.map((phrase) => ({
+    cursors: phrase.termIds.map((id) => new PostingCursor(index, id, 0)),
+    offsets: phrase.offsets
+  }))
+  const matcher = new PhraseMatcher(index)
+  return (doc) => {
+    if (accept !== undefined && !accept(doc)) return false
+    for (const exclusion of exclusions) {
+      let all = true
+      for (const cursor of exclusion.cursors) {
+        cursor.advance(doc)
+        if (cursor.doc !== doc) all = false
+      }
+      if (all && (exclusion.cursors.length === 1 || matcher.matches(exclusion.cursors, exclusion.offsets))) return false
+    }
+    return true
+  }
+}
+
+/**
+ * Block-max MaxScore, window by window (as Lucene's MaxScoreBulkScorer): a window runs to the
+ * end of the nearest skip block, every term is bounded by its block's best score there, and
+ * the essential/non-essential split is made with those tighter bounds. A window whose bounds
+ * cannot beat the k-th score is skipped without decoding a posting.
+ */
+const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, skipTo: SkipTo): void => {
+  const m = cursors.length
+  const maxes = new Float64Array(m)
+  const order = new Int32Array(m)
+  // bound[k]: the most the k + 1 weakest terms of the window can add together.
+  const bound = new Float64Array(m)
+  // Scores per term (in query order), summed in that fixed order so equal documents tie exactly.
+  const contributions = new Float64Array(m)
+  let threshold = 0
+  let lo = 0
+  for (;;) {
+    // The window: from lo to the nearest end of a block holding a posting >= lo.
+    let hi = endOfPostings
+    let live = 0
+    for (let i = 0; i < m; i++) {
+      const cursor = cursors[i]!
+      if (cursor.shallowTo(Math.max(lo, cursor.doc))) {
+        const end = cursor.shallowEnd()
+        if (end < hi) hi = end
+        live++
+      }
+    }
+    if (live === 0) return
+    if (skipTo !== undefined && skipTo(lo) > hi) {
+      // No document of this window is on an included site.
+      if (hi === endOfPostings) return
+      lo = skipTo(lo)
+      if (lo === endOfPostings) return
+      continue
+    }
+    for (let i = 0; i < m; i++) {
+      const cursor = cursors[i]!
+      maxes[i] = cursor.doc !== endOfPostings && cursor.shallowTo(Math.max(lo, cursor.doc)) ? cursor.shallowMaxScore() : 0
+      order[i] = i
+    }
+    // Insertion sort: queries have few terms.
+    for (let i = 1; i < m; i++) {
+      const x = order[i]!
+      let j = i - 1
+      while (j >= 0 && maxes[order[j]!]! > maxes[x]!) {
+        order[j + 1] = order[j]!
+        j--
+      }
+      order[j + 1] = x
+    }
+    let sum = 0
+    for (let k = 0; k < m; k++) bound[k] = sum += maxes[order[k]!]!
+    let firstEssential = 0
+    while (firstEssential < m && bound[firstEssential]! <= threshold) firstEssential++
+    if (firstEssential < m) {
+      for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(lo)
+      for (;;) {
+        let doc = endOfPostings
+        for (let k = firstEssential; k < m; k++) {
+          const d = cursors[order[k]!]!.doc
+          if (d < doc) doc = d
+        }
+        if (doc > hi) break
+        if (skipTo !== undefined) {
+          const next = skipTo(doc)
+          if (next !== doc) {
+            for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(next)
+            continue
+          }
+        }
+        if (filter !== undefined && !filter(doc)) {
+          for (let k = firstEssential; k < m; k++) if (cursors[order[k]!]!.doc === doc) cursors[order[k]!]!.next()
+          continue
+        }
+        contributions.fill(0)
+        let score = 0
+        for (let k = firstEssential; k < m; k++) {
+          const i = order[k]!
+          const cursor = cursors[i]!
+          if (cursor.doc === doc) {
+            const s = cursor.score()
+            contributions[i] = s
+            score += s
+            cursor.next()
+          }
+        }
+        let pruned = false
+        for (let k = firstEssential - 1; k >= 0; k--) {
+          if (score + bound[k]! <= threshold) {
+            pruned = true
+            break
+          }
+          const i = order[k]!
+          const cursor = cursors[i]!
+          cursor.advance(doc)
+          if (cursor.doc === doc) {
+            const s = cursor.score()
+            contributions[i] = s
+            score += s
+          }
+        }
+        if (pruned) continue
+        score = 0
+        for (let i = 0; i < m; i++) score += contributions[i]!
+        if (!heap.offer(doc, score) || !heap.full) continue
+        threshold = heap.threshold
+        while (firstEssential < m && bound[firstEssential]! <= threshold) firstEssential++
+        if (firstEssential === m) break
+      }
+    }
+    if (hi === endOfPostings) return
+    lo = hi + 1
+  }
+}
+
+const conjunctive = (
+  index: InvertedIndex,
+  cursors: Array<PostingCursor>,
+  requiredIds: ReadonlySet<number>,
+  phrases: ReadonlyArray<Phrase>,
+  heap: TopK,
+  filter: Filter,
+  skipTo: SkipTo
+): void => {
+  const byTerm = new Map(cursors.map((c) => [c.termId, c]))
+  const required = cursors.filter((c) => requiredIds.has(c.termId)).sort((a, b) => a.df - b.df)
+  const optional = cursors.filter((c) => !requiredIds.has(c.termId)).sort((a, b) => b.maxScore - a.maxScore)
+  const phraseCursors = phrases.filter((p) => p.termIds.length > 1).map((p) => ({
+    cursors: p.termIds.map((id) => byTerm.get(id)!),
+    offsets: p.offsets
+  }))
+  // rest[i]: the most optional terms i.. can add together.
+  const rest = new Float64Array(optional.length + 1)
+  for (let i = optional.length - 1; i >= 0; i--) rest[i] = rest[i + 1]! + optional[i]!.maxScore
+  const matcher = new PhraseMatcher(index)
+  const lead = required[0]!
+  outer: while (lead.doc !== endOfPostings) {
+    const doc = lead.doc
+    if (skipTo !== undefined) {
+      const next = skipTo(doc)
+      if (next !== doc) {
+        lead.advance(next)
+        continue
+      }
+    }
+    for (let r = 1; r < required.length; r++) {
+      const cursor = required[r]!
+      cursor.advance(doc)
+      if (cursor.doc !== doc) {
+        lead.advance(cursor.doc)
+        continue outer
+      }
+    }
+    if (filter !== undefined && !filter(doc)) {
+      lead.next()
+      continue
+    }
+    let score = 0
+    for (const cursor of required) score += cursor.score()
+    const threshold = heap.threshold
+    if (heap.full && score + rest[0]! <= threshold) {
+      lead.next()
+      continue
+    }
+    for (const phrase of phraseCursors) {
+      if (!matcher.matches(phrase.cursors, phrase.offsets)) {
+        lead.next()
+        continue outer
+      }
+    }
+    let pruned = false
+    for (let i = 0; i < optional.length; i++) {
+      if (heap.full && score + rest[i]! <= threshold) {
+        pruned = true
+        break
+      }
+      const cursor = optional[i]!
+      cursor.advance(doc)
+      if (cursor.doc === doc) score += cursor.score()
+    }
+    if (!pruned) heap.offer(doc, score)
+    lead.next()
+  }
+}
+
+/** Checks, for cursors all positioned on one document, whether their terms form the phrase in some field. */
+class PhraseMatcher {
+  private readonly index: InvertedIndex
+  private scratch: Array<Int32Array> = []
+
+  constructor(index: InvertedIndex) {
+    this.index = index
+  }
+
+  matches(cursors: ReadonlyArray<PostingCursor>, offsets: ReadonlyArray<number>): boolean {
+    const fields = this.index.meta.fields
+    while (this.scratch.length < cursors.length) this.scratch.push(new Int32Array(16))
+    const counts = new Int32Array(cursors.length)
+    for (let f = 0; f < fields.length; f++) {
+      if (!fields[f]!.positions) continue
+      let anchor = -1
+      let present = true
+      for (let j = 0; j < cursors.length; j++) {
+        const { positions, count } = cursors[j]!.positionsIn(f, this.scratch[j]!)
+        this.scratch[j] = positions
+        counts[j] = count
+        if (count === 0) {
+          present = false
+          break
+        }
+        if (anchor < 0 || count < counts[anchor]!) anchor = j
+      }
+      if (!present) continue
+      const anchorPositions = this.scratch[anchor]!
+      for (let a = 0; a < counts[anchor]!; a++) {
+        const start = anchorPositions[a]! - offsets[anchor]!
+        let all = true
+        for (let j = 0; j < cursors.length && all; j++) {
+          if (j !== anchor) all = contains(this.scratch[j]!, counts[j]!, start + offsets[j]!)
+        }
+        if (all) return true
+      }
+    }
+    return false
+  }
+}
+
+const contains = (sorted: Int32Array, count: number, value: number): boolean => {
+  let lo = 0
+  let hi = count - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const v = sorted[mid]!
+    if (v === value) return true
+    if (v < value) lo = mid + 1
+    else hi = mid - 1
+  }
+  return false
+}
+
+/**
+ * Term-proximity re-ranking of the best `depth` documents (BM25TP, Rasolofo & Savoy 2003):
+ * every pair of different query terms at most 5 positions apart in the document's main text
+ * adds 1/distance² to both terms' proximity frequency, which is saturated like a BM25 term
+ * frequency and weighted by idf. Documents below `depth` keep their BM25F order, so the
+ * first results are the same whatever number of results is asked for.
+ */
+export const proximityDepth = 20
+const proximityWindow = 5
+const maxOccurrences = 4096
+
+export const rerankByProximity = (
+  index: InvertedIndex,
+  query: CompiledQuery,
+  ranked: RankedDocuments,
+  weight: number
+): RankedDocuments => {
+  const depth = Math.min(proximityDepth, ranked.docs.length)
+  const terms = query.terms
+  const field = index.meta.fields.findIndex((f) => f.positions)
+  if (weight <= 0 || terms.length < 2 || depth < 2 || field < 0) return ranked
+  const fieldWeight = index.meta.fields[field]!.weight
+  const fields = index.fieldCount
+  const k1 = index.meta.k1
+  const cursors = terms.map((t) => new PostingCursor(index, t.termId, 1))
+  const idf = terms.map((t) => index.idf(t.termId))
+  const byDoc = Array.from({ length: depth }, (_, i) => i).sort((a, b) => ranked.docs[a]! - ranked.docs[b]!)
+  const scores = Float64Array.from(ranked.scores)
+  let scratch: Int32Array = new Int32Array(16)
+  const occurrences = new Float64Array(maxOccurrences)
+  const accumulated = new Float64Array(terms.length)
+  const termBits = 256
+  for (const i of byDoc) {
+    const doc = ranked.docs[i]!
+    let count = 0
+    for (let j = 0; j < cursors.length && j < termBits; j++) {
+      const cursor = cursors[j]!
+      cursor.advance(doc)
+      if (cursor.doc !== doc) continue
+      const { positions, count: n } = cursor.positionsIn(field, scratch)
+      scratch = positions
+      for (let p = 0; p < n && count < maxOccurrences; p++) occurrences[count++] = positions[p]! * termBits + j
+    }
+    if (count < 2) continue
+    const sorted = occurrences.subarray(0, count).sort()
+    accumulated.fill(0)
+    for (let a = 0; a < count; a++) {
+      const positionA = Math.floor(sorted[a]! / termBits)
+      const termA = sorted[a]! - positionA * termBits
+      for (let b = a + 1; b < count; b++) {
+        const positionB = Math.floor(sorted[b]! / termBits)
+        const distance = positionB - positionA
+        if (distance > proximityWindow) break
+        const termB = sorted[b]! - positionB * termBits
+        if (termA === termB || distance === 0) continue
+        const w = 1 / (distance * distance)
+        accumulated[termA]! += w
+        accumulated[termB]! += w
+      }
+    }
+    // K = k1 * (1 - b + b * length / average), recovered from the stored field norm.
+    const norm = index.arrays.docNorms[doc * fields + field]!
+    const K = k1 * (norm > 0 ? fieldWeight / norm : 1)
+    let proximity = 0
+    for (let j = 0; j < terms.length; j++) {
+      const acc = accumulated[j]!
+      if (acc > 0) proximity += (idf[j]! * (k1 + 1) * acc) / (K + acc)
+    }
+    scores[i] = scores[i]! + weight * proximity
+  }
+  const order = Array.from({ length: depth }, (_, i) => i)
+  order.sort((a, b) => scores[b]! - scores[a]! || ranked.docs[a]! - ranked.docs[b]!)
+  const docs = Int32Array.from(ranked.docs)
+  const out = Float64Array.from(ranked.scores)
+  order.forEach((from, to) => {
+    docs[to] = ranked.docs[from]!
+    out[to] = scores[from]!
+  })
+  return { docs, scores: out, complete: ranked.complete }
+}

@@ -1,0 +1,375 @@
+/**
+ * A built, immutable search index over pages and their images: what `search` and
+ * `searchImages` answer from. Build one with IndexBuilder or read one from a snapshot.
+ * Every method is synchronous and never throws on any query string.
+ */
+import type { ImageResult, WebHit } from "../search/SearchResult.ts"
+import { Analyzer, TokenKind } from "./analysis/Analyzer.ts"
+import type { ImageRecord, IndexDocument } from "./Document.ts"
+import type { ResolvedEngineOptions } from "./EngineOptions.ts"
+import { endOfPostings, type InvertedIndex } from "./InvertedIndex.ts"
+import { type ParsedQuery, parseQuery, type SiteFilter } from "./QueryParser.ts"
+import { type CompiledQuery, type Phrase, proximityDepth, type RankedDocuments, rankTopK, rerankByProximity } from "./Ranker.ts"
+import { makeSnippet, type SnippetTerms } from "./Snippet.ts"
+import type { StoredFields } from "./StoredFields.ts"
+import { reversedHost } from "./UrlNormalizer.ts"
+
+/** Stored page fields, in record order. */
+export const PageField = { Url: 0, Title: 1, Text: 2, Date: 3, Lang: 4 } as const
+/** Stored image fields, in record order. */
+export const ImageField = { Url: 0, Title: 1, Alt: 2, Caption: 3, Heading: 4 } as const
+
+/** Everything an index is made of; snapshots write and read exactly this. */
+export interface SearchIndexParts {
+  readonly options: ResolvedEngineOptions
+  readonly web: InvertedIndex
+  readonly pages: StoredFields
+  /** Host id of each page: index into `hosts` (reversed host names, sorted). */
+  readonly pageHost: Int32Array
+  readonly hosts: StoredFields
+  /** Near-duplicate cluster of each page (the smallest page id in it). */
+  readonly pageCluster: Int32Array
+  /** Images of page p are pageImages[p] .. pageImages[p + 1]. */
+  readonly pageImages: Uint32Array
+  readonly images: InvertedIndex
+  readonly imageFields: StoredFields
+  readonly imagePage: Int32Array
+  /** Same-URL images share a cluster (the smallest image id with that URL). */
+  readonly imageCluster: Int32Array
+  /** Width and height of each image; -1 when unknown. */
+  readonly imageSize: Int32Array
+}
+
+/** One ranked page, for benchmarks and tools that need ids and scores rather than hits. */
+export interface RankedPage {
+  readonly doc: number
+  readonly url: string
+  readonly score: number
+}
+
+export interface WebSearchAnswer {
+  readonly query: string
+  readonly hits: ReadonlyArray<WebHit>
+}
+
+/** The most results one call returns; the wire allows 100. */
+export const maxResults = 1000
+
+/**
+ * Distinct words scored per query. Natural-language questions stay well below it (Cranfield's
+ * longest has 28, MED's 35); a pasted page keeps its 48 most telling words.
+ */
+export const maxQueryTerms = 48
+
+interface Plan {
+  readonly query: CompiledQuery
+  readonly snippet: SnippetTerms
+}
+
+const clampLimit = (limit: number): number =>
+  typeof limit === "number" && Number.isFinite(limit) ? Math.max(0, Math.min(maxResults, Math.floor(limit))) : 0
+
+export class SearchIndex {
+  readonly parts: SearchIndexParts
+  readonly documentCount: number
+  readonly imageCount: number
+  private readonly analyzer: Analyzer
+  private hostKeys: Array<string> | undefined
+
+  constructor(parts: SearchIndexParts) {
+    this.parts = parts
+    this.documentCount = parts.web.documentCount
+    this.imageCount = parts.images.documentCount
+    this.analyzer = new Analyzer({ stemming: parts.options.stemming, cacheSize: 20_000 })
+  }
+
+  get options(): ResolvedEngineOptions {
+    return this.parts.options
+  }
+
+  /** Ranked pages with query-dependent snippets; near-duplicates collapsed to the best one. */
+  search(query: string, limit: number): WebSearchAnswer {
+    const keywords = typeof query === "string" ? query : ""
+    const n = clampLimit(limit)
+    const plan = n === 0 ? undefined : this.plan(this.parts.web, parseQuery(keywords), false)
+    if (plan === undefined) return { query: keywords, hits: [] }
+    const pages = this.parts.pages
+    const { docs } = this.collapsedTopK(this.parts.web, plan.query, n, this.parts.pageCluster)
+    const hits = Array.from(docs, (doc): WebHit => {
+      const link = pages.get(doc, PageField.Url)
+      const date = pages.get(doc, PageField.Date)
+      return {
+        title: pages.get(doc, PageField.Title) || link,
+        link,
+        snippet: makeSnippet(this.analyzer, pages.get(doc, PageField.Text), plan.snippet),
+        date: date.length > 0 ? date : null
+      }
+    })
+    return { query: keywords, hits }
+  }
+
+  /** Ranked images; one result per image URL. */
+  searchImages(query: string, limit: number): ReadonlyArray<ImageResult> {
+    const keywords = typeof query === "string" ? query : ""
+    const n = clampLimit(limit)
+    const plan = n === 0 ? undefined : this.plan(this.parts.images, parseQuery(keywords), true)
+    if (plan === undefined) return []
+    const fields = this.parts.imageFields
+    return Array.from(this.collapsedTopK(this.parts.images, plan.query, n, this.parts.imageCluster).docs, (image) => ({
+      url: fields.get(image, ImageField.Url),
+      refUrl: this.parts.pages.get(this.parts.imagePage[image]!, PageField.Url),
+      title: fields.get(image, ImageField.Title) || fields.get(image, ImageField.Alt) || fields.get(image, ImageField.Caption)
+    }))
+  }
+
+  /**
+   * Ranked page ids, urls and BM25F scores without snippets, for relevance evaluation.
+   * `collapse: false` keeps near-duplicates (plain BM25 output).
+   */
+  rank(query: string, limit: number, options: { readonly collapse?: boolean } = {}): ReadonlyArray<RankedPage> {
+    const plan = this.plan(this.parts.web, parseQuery(typeof query === "string" ? query : ""), false)
+    const n = clampLimit(limit)
+    if (plan === undefined || n === 0) return []
+    const ranked = options.collapse === false
+      ? this.retrieve(this.parts.web, plan.query, n)
+      : this.collapsedTopK(this.parts.web, plan.query, n, this.parts.pageCluster)
+    return Array.from(ranked.docs, (doc, i) => ({
+      doc,
+      url: this.parts.pages.get(doc, PageField.Url),
+      score: ranked.scores[i]!
+    }))
+  }
+
+  /** The stored documents, in page id (URL) order, images included. */
+  *documents(): Iterable<IndexDocument> {
+    const { pages, pageImages, imageFields, imageSize } = this.parts
+    for (let doc = 0; doc < this.documentCount; doc++) {
+      const images: Array<ImageRecord> = []
+      for (let i = pageImages[doc]!; i < pageImages[doc + 1]!; i++) {
+        const width = imageSize[2 * i]!
+        const height = imageSize[2 * i + 1]!
+        images.push({
+          url: imageFields.get(i, ImageField.Url),
+          ...optional("title", imageFields.get(i, ImageField.Title)),
+          ...optional("alt", imageFields.get(i, ImageField.Alt)),
+          ...optional("caption", imageFields.get(i, ImageField.Caption)),
+          ...optional("heading", imageFields.get(i, ImageField.Heading)),
+          ...(width >= 0 ? { width } : {}),
+          ...(height >= 0 ? { height } : {})
+        })
+      }
+      const date = pages.get(doc, PageField.Date)
+      const lang = pages.get(doc, PageField.Lang)
+      yield {
+        url: pages.get(doc, PageField.Url),
+        title: pages.get(doc, PageField.Title),
+        text: pages.get(doc, PageField.Text),
+        date: date.length > 0 ? date : null,
+        ...(lang.length > 0 ? { lang } : {}),
+        ...(images.length > 0 ? { images } : {})
+      }
+    }
+  }
+
+  // ---- planning --------------------------------------------------------------------------
+
+  /** Analyses the parsed query against one index; undefined when nothing can match. */
+  private plan(index: InvertedIndex, parsed: ParsedQuery, images: boolean): Plan | undefined {
+    const weights = new Map<number, number>()
+    const addTerm = (id: number) => weights.set(id, (weights.get(id) ?? 0) + 1)
+    for (const term of this.resolve(index, parsed.words)) if (term.id >= 0) addTerm(term.id)
+    const phrases: Array<Phrase> = []
+    const requiredTermIds: Array<number> = []
+    for (const text of parsed.phrases) {
+      const terms = this.resolve(index, text)
+      if (terms.length === 0) continue
+      if (terms.some((t) => t.id < 0)) return undefined // a phrase with an unknown word matches nothing
+      for (const t of terms) addTerm(t.id)
+      if (terms.length === 1) requiredTermIds.push(terms[0]!.id)
+      else phrases.push({ termIds: terms.map((t) => t.id), offsets: terms.map((t) => t.position - terms[0]!.position) })
+    }
+    if (weights.size === 0) return undefined
+    if (weights.size > maxQueryTerms) {
+      // A pasted paragraph: keep the words that weigh most (query count times idf); phrase words always stay.
+      const required = new Set(phrases.flatMap((p) => p.termIds).concat(requiredTermIds))
+      const ranked = [...weights].sort((a, b) =>
+        Number(required.has(b[0])) - Number(required.has(a[0])) || b[1] * index.idf(b[0]) - a[1] * index.idf(a[0]) || a[0] - b[0]
+      )
+      for (const [id] of ranked.slice(maxQueryTerms)) if (!required.has(id)) weights.delete(id)
+    }
+    const excluded: Array<Phrase> = []
+    for (const text of parsed.excluded) {
+      const terms = this.resolve(index, text)
+      if (terms.length === 0 || terms.some((t) => t.id < 0)) continue // cannot occur in any document
+      excluded.push({ termIds: terms.map((t) => t.id), offsets: terms.map((t) => t.position - terms[0]!.position) })
+    }
+    const site = this.siteFilter(parsed.sites, parsed.excludedSites, images)
+    if (site === null) return undefined
+    const snippet = new Map<string, number>()
+    for (const id of weights.keys()) snippet.set(index.termText(id), index.idf(id))
+    return {
+      query: {
+        terms: Array.from(weights, ([termId, weight]) => ({ termId, weight })),
+        phrases,
+        requiredTermIds,
+        excluded,
+        accept: site?.accept,
+        skipTo: site?.skipTo
+      },
+      snippet: { weights: snippet }
+    }
+  }
+
+  /**
+   * Analysed terms of a query text with their ids (-1 when unknown) and positions. A technical
+   * token ("node.js") is looked up whole; only when the index lacks it do its parts count.
+   */
+  private resolve(index: InvertedIndex, text: string): Array<{ id: number; position: number }> {
+    const tokens: Array<{ term: string; position: number; kind: number }> = []
+    this.analyzer.analyze(text, (term, position, _s, _e, kind) => {
+      tokens.push({ term, position, kind })
+      return tokens.length >= 256
+    })
+    const out: Array<{ id: number; position: number }> = []
+    for (let i = 0; i < tokens.length; i++) {
+      const token = tokens[i]!
+      const id = index.lookup(token.term)
+      if (token.kind === TokenKind.Compound) {
+        if (id < 0) continue
+        out.push({ id, position: token.position })
+        while (i + 1 < tokens.length && tokens[i + 1]!.kind === TokenKind.Part) i++
+        continue
+      }
+      out.push({ id, position: token.position })
+    }
+    return out
+  }
+
+  /**
+   * Document filter for site: constraints (undefined when there are none, null when no page can
+   * pass), with `skipTo`: the next document id on an included host, so ranking jumps over the
+   * other hosts' documents instead of rejecting them one by one.
+   */
+  private siteFilter(
+    sites: ReadonlyArray<SiteFilter>,
+    excludedSites: ReadonlyArray<SiteFilter>,
+    images: boolean
+  ): { accept: (doc: number) => boolean; skipTo: ((doc: number) => number) | undefined } | undefined | null {
+    if (sites.length === 0 && excludedSites.length === 0) return undefined
+    const include = sites.map((s) => this.hostRange(s))
+    const exclude = excludedSites.map((s) => this.hostRange(s))
+    if (include.length > 0 && include.every((r) => r.empty)) return null
+    const { pageHost, pages, imagePage } = this.parts
+    const onHost = (page: number, range: HostRange): boolean => {
+      const host = pageHost[page]!
+      return host === range.exact || (host >= range.lo && host < range.hi)
+    }
+    const onSite = (page: number, range: HostRange): boolean => {
+      if (!onHost(page, range)) return false
+      if (range.path.length === 0) return true
+      try {
+        return new URL(pages.get(page, PageField.Url)).pathname.startsWith(range.path)
+      } catch {
+        return false
+      }
+    }
+    const accept = (doc: number) => {
+      const page = images ? imagePage[doc]! : doc
+      if (include.length > 0 && !include.some((r) => onSite(page, r))) return false
+      return !exclude.some((r) => onSite(page, r))
+    }
+    if (include.length === 0) return { accept, skipTo: undefined }
+    // Runs of consecutive ids on an included host (pages of one host are mostly adjacent: ids follow URLs).
+    const count = images ? imagePage.length : pageHost.length
+    const runs: Array<number> = []
+    for (let doc = 0; doc < count; doc++) {
+      const page = images ? imagePage[doc]! : doc
+      if (!include.some((r) => onHost(page, r))) continue
+      if (runs.length > 0 && runs[runs.length - 1] === doc) runs[runs.length - 1] = doc + 1
+      else runs.push(doc, doc + 1)
+    }
+    const starts = Int32Array.from(runs.filter((_, i) => i % 2 === 0))
+    const ends = Int32Array.from(runs.filter((_, i) => i % 2 === 1))
+    const skipTo = (doc: number): number => {
+      // First run whose end lies past doc.
+      let lo = 0
+      let hi = ends.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (ends[mid]! <= doc) lo = mid + 1
+        else hi = mid
+      }
+      if (lo === ends.length) return endOfPostings
+      return Math.max(doc, starts[lo]!)
+    }
+    return { accept, skipTo }
+  }
+
+  private hostRange(site: SiteFilter): HostRange {
+    const keys = (this.hostKeys ??= Array.from({ length: this.parts.hosts.count }, (_, i) => this.parts.hosts.get(i, 0)))
+    const key = reversedHost(site.host)
+    const lowerBound = (value: string) => {
+      let lo = 0
+      let hi = keys.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (keys[mid]! < value) lo = mid + 1
+        else hi = mid
+      }
+      return lo
+    }
+    const at = lowerBound(key)
+    const exact = keys[at] === key ? at : -1
+    const lo = lowerBound(`${key}.`)
+    const hi = lowerBound(`${key}/`) // "/" sorts right after ".": the range is every subdomain
+    return { exact, lo, hi, path: site.path, empty: exact < 0 && lo === hi }
+  }
+
+  /** The k best documents: BM25F top-k (at least the proximity depth), then the proximity re-ranking. */
+  private retrieve(index: InvertedIndex, query: CompiledQuery, k: number): RankedDocuments {
+    const proximity = this.parts.options.proximity
+    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k)
+    const reranked = rerankByProximity(index, query, ranked, proximity)
+    if (reranked.docs.length <= k) return reranked
+    return { docs: reranked.docs.subarray(0, k), scores: reranked.scores.subarray(0, k), complete: false }
+  }
+
+  /** Top documents with at most one per cluster, widening the search until `limit` distinct ones are found. */
+  private collapsedTopK(
+    index: InvertedIndex,
+    query: CompiledQuery,
+    limit: number,
+    cluster: Int32Array
+  ): { readonly docs: Int32Array; readonly scores: Float64Array } {
+    // A few spares for collapsed near-duplicates; the loop widens when they run out.
+    let k = Math.min(index.documentCount, limit + Math.max(5, limit >> 1))
+    for (;;) {
+      const ranked = this.retrieve(index, query, k)
+      const seen = new Set<number>()
+      const docs: Array<number> = []
+      const scores: Array<number> = []
+      for (let i = 0; i < ranked.docs.length && docs.length < limit; i++) {
+        const c = cluster[ranked.docs[i]!]!
+        if (seen.has(c)) continue
+        seen.add(c)
+        docs.push(ranked.docs[i]!)
+        scores.push(ranked.scores[i]!)
+      }
+      if (docs.length === limit || ranked.complete || k >= index.documentCount) {
+        return { docs: Int32Array.from(docs), scores: Float64Array.from(scores) }
+      }
+      k = Math.min(index.documentCount, k * 4)
+    }
+  }
+}
+
+interface HostRange {
+  readonly exact: number
+  readonly lo: number
+  readonly hi: number
+  readonly path: string
+  readonly empty: boolean
+}
+
+const optional = <K extends string>(key: K, value: string): Partial<Record<K, string>> =>
+  value.length > 0 ? ({ [key]: value } as Record<K, string>) : {}

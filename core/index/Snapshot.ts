@@ -1,0 +1,288 @@
+/**
+ * The snapshot format: a whole SearchIndex as one byte array, read back without parsing
+ * any document. Layout (all integers little-endian):
+ *
+ *   0   8 bytes  magic "PSCPIDX\0"
+ *   8   u32      format version
+ *   12  u32      flags (0)
+ *   16  u32 x 2  total length in bytes (low, high)
+ *   24  u32      checksum: xxHash32 over bytes 0..24, 28..32 and 32..end (all but itself)
+ *   28  u32      length of the metadata JSON
+ *   32  ...      metadata JSON (options, counts, field specs, the section table), padded to 8
+ *   ...          sections: the index's typed arrays, each 8-byte aligned
+ *
+ * Decoding checks magic, version, length and checksum before it reads anything else, then
+ * maps every section as a typed-array view over the same buffer (copying once only when the
+ * input is not 8-byte aligned). A snapshot that fails any check is refused whole.
+ */
+import { Schema } from "effect"
+import type { ResolvedEngineOptions } from "./EngineOptions.ts"
+import { type FieldSpec, InvertedIndex, type InvertedIndexArrays, type InvertedIndexMeta } from "./InvertedIndex.ts"
+import { SearchIndex, type SearchIndexParts } from "./SearchIndex.ts"
+import { StoredFields } from "./StoredFields.ts"
+import { xxhash32 } from "./XxHash32.ts"
+
+export const snapshotMagic = "PSCPIDX\0"
+export const snapshotFormatVersion = 1
+const headerLength = 32
+
+export class SnapshotError extends Schema.TaggedError<SnapshotError>()("SnapshotError", {
+  reason: Schema.Literals(["truncated", "bad-magic", "unsupported-version", "checksum-mismatch", "malformed", "unsupported-platform"]),
+  message: Schema.String
+}) {}
+
+type ElementType = "u8" | "i32" | "u32" | "f32" | "f64"
+type Typed = Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array
+
+const elementSize: Record<ElementType, number> = { u8: 1, i32: 4, u32: 4, f32: 4, f64: 8 }
+
+const typeOf = (array: Typed): ElementType =>
+  array instanceof Uint8Array ? "u8"
+  : array instanceof Int32Array ? "i32"
+  : array instanceof Uint32Array ? "u32"
+  : array instanceof Float32Array ? "f32"
+  : "f64"
+
+const view = (type: ElementType, buffer: ArrayBuffer, offset: number, count: number): Typed => {
+  switch (type) {
+    case "u8":
+      return new Uint8Array(buffer, offset, count)
+    case "i32":
+      return new Int32Array(buffer, offset, count)
+    case "u32":
+      return new Uint32Array(buffer, offset, count)
+    case "f32":
+      return new Float32Array(buffer, offset, count)
+    case "f64":
+      return new Float64Array(buffer, offset, count)
+  }
+}
+
+interface SectionEntry {
+  readonly name: string
+  readonly type: ElementType
+  readonly offset: number
+  readonly count: number
+}
+
+interface InvertedMeta {
+  readonly documentCount: number
+  readonly fields: ReadonlyArray<FieldSpec>
+  readonly k1: number
+  readonly b: number
+  readonly averageLengths: ReadonlyArray<number>
+}
+
+interface SnapshotMeta {
+  readonly options: ResolvedEngineOptions
+  readonly web: InvertedMeta
+  readonly images: InvertedMeta
+  readonly widths: { readonly pages: number; readonly hosts: number; readonly imageFields: number }
+  readonly sections: ReadonlyArray<SectionEntry>
+}
+
+const invertedArrayNames: ReadonlyArray<keyof InvertedIndexArrays> = [
+  "termBytes", "termOffsets", "termDf", "termPostings", "termPositions", "termMaxTfn", "termFirstBlock",
+  "blockLastDoc", "blockPostings", "blockPositions", "blockMaxTfn", "postings", "positions", "docNorms"
+]
+
+const sectionsOf = (parts: SearchIndexParts): Array<[string, Typed]> => {
+  const out: Array<[string, Typed]> = []
+  for (const name of invertedArrayNames) out.push([`web.${name}`, parts.web.arrays[name]])
+  for (const name of invertedArrayNames) out.push([`images.${name}`, parts.images.arrays[name]])
+  out.push(
+    ["pages.bytes", parts.pages.bytes], ["pages.offsets", parts.pages.offsets],
+    ["hosts.bytes", parts.hosts.bytes], ["hosts.offsets", parts.hosts.offsets],
+    ["imageFields.bytes", parts.imageFields.bytes], ["imageFields.offsets", parts.imageFields.offsets],
+    ["pageHost", parts.pageHost], ["pageCluster", parts.pageCluster], ["pageImages", parts.pageImages],
+    ["imagePage", parts.imagePage], ["imageCluster", parts.imageCluster], ["imageSize", parts.imageSize]
+  )
+  return out
+}
+
+const align8 = (n: number) => (n + 7) & ~7
+
+const invertedMeta = (index: InvertedIndex): InvertedMeta => ({
+  documentCount: index.meta.documentCount,
+  fields: index.meta.fields.map((f) => ({ name: f.name, weight: f.weight, positions: f.positions })),
+  k1: index.meta.k1,
+  b: index.meta.b,
+  averageLengths: [...index.meta.averageLengths]
+})
+
+const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
+
+/** The index as snapshot bytes. */
+export const encodeSnapshot = (index: SearchIndex): Uint8Array => {
+  const parts = index.parts
+  const sections = sectionsOf(parts)
+  // The section table lives in the metadata, whose length moves the data: reserve room for
+  // the metadata, lay out, and pad the JSON with spaces to exactly the reserved length.
+  let reserved = 4096
+  let metaBytes: Uint8Array
+  let entries: Array<SectionEntry>
+  for (;;) {
+    let offset = align8(headerLength + reserved)
+    entries = sections.map(([name, array]) => {
+      const entry = { name, type: typeOf(array), offset, count: array.length }
+      offset = align8(offset + array.byteLength)
+      return entry
+    })
+    const meta: SnapshotMeta = {
+      options: parts.options,
+      web: invertedMeta(parts.web),
+      images: invertedMeta(parts.images),
+      widths: { pages: parts.pages.width, hosts: parts.hosts.width, imageFields: parts.imageFields.width },
+      sections: entries
+    }
+    const json = new TextEncoder().encode(JSON.stringify(meta))
+    if (json.length <= reserved) {
+      metaBytes = new Uint8Array(reserved).fill(0x20)
+      metaBytes.set(json)
+      break
+    }
+    reserved = json.length + 256
+  }
+  const last = entries[entries.length - 1]!
+  const total = align8(last.offset + last.count * elementSize[last.type])
+  const out = new Uint8Array(total)
+  out.set(new TextEncoder().encode(snapshotMagic), 0)
+  const header = new DataView(out.buffer)
+  header.setUint32(8, snapshotFormatVersion, true)
+  header.setUint32(12, 0, true)
+  header.setUint32(16, total % 0x100000000, true)
+  header.setUint32(20, Math.floor(total / 0x100000000), true)
+  header.setUint32(28, metaBytes.length, true)
+  out.set(metaBytes, headerLength)
+  sections.forEach(([, array], i) => {
+    out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), entries[i]!.offset)
+  })
+  header.setUint32(24, checksumOf(out), true)
+  return out
+}
+
+/** xxHash32 over everything but the checksum field itself, header included. */
+const checksumOf = (bytes: Uint8Array): number => {
+  const head = xxhash32(bytes.subarray(0, 24))
+  const tail = xxhash32(bytes.subarray(28, headerLength), head)
+  return xxhash32(bytes.subarray(headerLength), tail)
+}
+
+const fail = (reason: SnapshotError["reason"], message: string): never => {
+  throw new SnapshotError({ reason, message })
+}
+
+/** Reads snapshot bytes back into a SearchIndex; throws SnapshotError when they are not a whole, intact snapshot. */
+export const decodeSnapshot = (input: Uint8Array): SearchIndex => {
+  if (!(input instanceof Uint8Array)) return fail("malformed", "snapshot: expected bytes (Uint8Array)")
+  if (!littleEndian) return fail("unsupported-platform", "snapshot: this engine needs a little-endian platform")
+  if (input.length < headerLength) {
+    return fail("truncated", `snapshot: ${input.length} bytes is shorter than the ${headerLength}-byte header`)
+  }
+  const magic = new TextDecoder().decode(input.subarray(0, 8))
+  if (magic !== snapshotMagic) return fail("bad-magic", "snapshot: not a Periscope index (wrong magic bytes)")
+  const header = new DataView(input.buffer, input.byteOffset, headerLength)
+  const version = header.getUint32(8, true)
+  if (version !== snapshotFormatVersion) {
+    return fail("unsupported-version", `snapshot: format version ${version}; this engine reads version ${snapshotFormatVersion}`)
+  }
+  const total = header.getUint32(16, true) + header.getUint32(20, true) * 0x100000000
+  if (input.length < total) {
+    return fail("truncated", `snapshot: truncated, ${input.length} of ${total} bytes present`)
+  }
+  if (input.length > total) return fail("malformed", `snapshot: ${input.length - total} unexpected bytes after the end`)
+  // Typed-array views need aligned offsets: copy once when the caller's bytes are not aligned.
+  const bytes = input.byteOffset % 8 === 0 ? input : input.slice()
+  const checksum = header.getUint32(24, true)
+  if (checksumOf(bytes) !== checksum) {
+    return fail("checksum-mismatch", "snapshot: checksum mismatch, the file is corrupt")
+  }
+  if (header.getUint32(12, true) !== 0) return fail("malformed", "snapshot: unknown flags set in the header")
+  const metaLength = header.getUint32(28, true)
+  if (headerLength + metaLength > total) return fail("malformed", "snapshot: metadata runs past the end")
+  let meta: SnapshotMeta
+  try {
+    meta = JSON.parse(new TextDecoder().decode(bytes.subarray(headerLength, headerLength + metaLength))) as SnapshotMeta
+  } catch {
+    return fail("malformed", "snapshot: metadata is not valid JSON")
+  }
+  return new SearchIndex(assemble(meta, bytes))
+}
+
+const assemble = (meta: SnapshotMeta, bytes: Uint8Array): SearchIndexParts => {
+  if (typeof meta !== "object" || meta === null || !Array.isArray(meta.sections)) {
+    return fail("malformed", "snapshot: metadata lacks its section table")
+  }
+  const sections = new Map<string, Typed>()
+  for (const entry of meta.sections) {
+    const size = elementSize[entry.type as ElementType] as number | undefined
+    if (size === undefined || !Number.isInteger(entry.offset) || !Number.isInteger(entry.count) || entry.count < 0) {
+      return fail("malformed", `snapshot: section ${String(entry.name)} has a bad type, offset or length`)
+    }
+    if (entry.offset % 8 !== 0 || entry.offset + entry.count * size > bytes.length) {
+      return fail("malformed", `snapshot: section ${entry.name} lies outside the file`)
+    }
+    sections.set(entry.name, view(entry.type, bytes.buffer as ArrayBuffer, bytes.byteOffset + entry.offset, entry.count))
+  }
+  const get = <T extends Typed>(name: string, type: ElementType, length?: number): T => {
+    const section = sections.get(name)
+    if (section === undefined) return fail("malformed", `snapshot: section ${name} is missing`)
+    if (typeOf(section) !== type) return fail("malformed", `snapshot: section ${name} should hold ${type} values`)
+    if (length !== undefined && section.length !== length) {
+      return fail("malformed", `snapshot: section ${name} has ${section.length} entries, expected ${length}`)
+    }
+    return section as T
+  }
+  const inverted = (prefix: string, m: InvertedMeta): InvertedIndex => {
+    if (typeof m?.documentCount !== "number" || !Array.isArray(m.fields)) {
+      return fail("malformed", `snapshot: ${prefix} index metadata is incomplete`)
+    }
+    const termDf = get<Uint32Array>(`${prefix}.termDf`, "u32")
+    const t = termDf.length
+    const arrays: InvertedIndexArrays = {
+      termBytes: get(`${prefix}.termBytes`, "u8"),
+      termOffsets: get(`${prefix}.termOffsets`, "u32", t + 1),
+      termDf,
+      termPostings: get(`${prefix}.termPostings`, "u32", t + 1),
+      termPositions: get(`${prefix}.termPositions`, "u32", t + 1),
+      termMaxTfn: get(`${prefix}.termMaxTfn`, "f32", t),
+      termFirstBlock: get(`${prefix}.termFirstBlock`, "i32", t),
+      blockLastDoc: get(`${prefix}.blockLastDoc`, "i32"),
+      blockPostings: get(`${prefix}.blockPostings`, "u32"),
+      blockPositions: get(`${prefix}.blockPositions`, "u32"),
+      blockMaxTfn: get(`${prefix}.blockMaxTfn`, "f32"),
+      postings: get(`${prefix}.postings`, "u8"),
+      positions: get(`${prefix}.positions`, "u8"),
+      docNorms: get(`${prefix}.docNorms`, "f64", m.documentCount * m.fields.length)
+    }
+    const meta: InvertedIndexMeta = {
+      documentCount: m.documentCount,
+      fields: m.fields,
+      k1: m.k1,
+      b: m.b,
+      averageLengths: m.averageLengths
+    }
+    return new InvertedIndex(meta, arrays)
+  }
+  const web = inverted("web", meta.web)
+  const images = inverted("images", meta.images)
+  const pages = web.documentCount
+  const imageCount = images.documentCount
+  const stored = (name: string, width: number, count: number): StoredFields =>
+    new StoredFields(width, get(`${name}.bytes`, "u8"), get(`${name}.offsets`, "u32", width * count + 1))
+  const hostOffsets = get<Uint32Array>("hosts.offsets", "u32")
+  return {
+    options: meta.options,
+    web,
+    pages: stored("pages", meta.widths.pages, pages),
+    pageHost: get("pageHost", "i32", pages),
+    hosts: stored("hosts", meta.widths.hosts, (hostOffsets.length - 1) / Math.max(1, meta.widths.hosts)),
+    pageCluster: get("pageCluster", "i32", pages),
+    pageImages: get("pageImages", "u32", pages + 1),
+    images,
+    imageFields: stored("imageFields", meta.widths.imageFields, imageCount),
+    imagePage: get("imagePage", "i32", imageCount),
+    imageCluster: get("imageCluster", "i32", imageCount),
+    imageSize: get("imageSize", "i32", imageCount * 2)
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Query-dependent snippets: the passage of a page where the query's words gather most
+ * densely (rarer words count more), cut at word boundaries to about 240 characters of
+ * plain text. A page whose text has none of the words gives its opening lines instead.
+ */
+import type { Analyzer } from "./analysis/Analyzer.ts"
+
+export const snippetTarget = 240
+export const snippetMax = 300
+/** Matches are grouped into windows no wider than this many characters. */
+const windowWidth = 180
+/** Scanning stops after this many matches; the best window is almost always among them. */
+const maxMatches = 512
+const ellipsis = "…"
+
+export interface SnippetTerms {
+  /** Analysed query term -> its weight (idf). */
+  readonly weights: ReadonlyMap<string, number>
+}
+
+export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerms): string => {
+  if (text.length === 0) return ""
+  if (terms.weights.size === 0) return leadingSnippet(text)
+  const ids = new Map<string, number>()
+  const weights: Array<number> = []
+  for (const [term, weight] of terms.weights) {
+    ids.set(term, weights.length)
+    weights.push(weight)
+  }
+  const starts: Array<number> = []
+  const ends: Array<number> = []
+  const which: Array<number> = []
+  // Sliding window state, to stop scanning once one window holds every query term.
+  const inWindow = new Int32Array(weights.length)
+  let distinct = 0
+  let left = 0
+  analyzer.analyzeFor(text, ids.keys(), (term, _position, start, end) => {
+    const id = ids.get(term)
+    if (id === undefined) return
+    starts.push(start)
+    ends.push(end)
+    which.push(id)
+    if (inWindow[id]!++ === 0) distinct++
+    while (end - starts[left]! > windowWidth) {
+      if (--inWindow[which[left]!]! === 0) distinct--
+      left++
+    }
+    return distinct === weights.length || starts.length >= maxMatches
+  })
+  if (starts.length === 0) return leadingSnippet(text)
+
+  // Best window: sum of distinct term weights, plus a little for repeats.
+  let bestStart = 0
+  let bestEnd = 0
+  let bestScore = -1
+  const seen = new Int32Array(weights.length)
+  for (let i = 0; i < starts.length; i++) {
+    seen.fill(0)
+    let score = 0
+    let j = i
+    for (; j < starts.length && ends[j]! - starts[i]! <= windowWidth; j++) {
+      score += seen[which[j]!]!++ === 0 ? weights[which[j]!]! : 0.1 * weights[which[j]!]!
+    }
+    if (score > bestScore) {
+      bestScore = score
+      bestStart = starts[i]!
+      bestEnd = ends[j - 1]!
+    }
+  }
+  return windowSnippet(text, bestStart, bestEnd)
+}
+
+/** The opening of the text, cut at a word boundary. */
+export const leadingSnippet = (text: string): string => {
+  const end = cutForward(text, Math.min(text.length, snippetTarget))
+  return finish(text, 0, end)
+}
+
+const windowSnippet = (text: string, matchStart: number, matchEnd: number): string => {
+  const spare = Math.max(0, snippetTarget - (matchEnd - matchStart))
+  // Context before the first match: a third of the spare room, or back to a sentence start close by.
+  let start = Math.max(0, matchStart - Math.floor(spare / 3))
+  const sentence = sentenceStartBefore(text, matchStart, Math.floor(spare * 0.6))
+  if (sentence >= 0) start = sentence
+  else start = cutBackward(text, start)
+  const end = Math.max(cutForward(text, Math.min(text.length, start + snippetTarget)), Math.min(text.length, matchEnd))
+  // Near the end of the text: take more context from before, so the snippet keeps its length.
+  if (end - start < snippetTarget && start > 0) start = cutBackward(text, Math.max(0, end - snippetTarget))
+  return finish(text, start, end)
+}
+
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x3000
+
+/** Nearest word boundary at or before `i` (within 30 characters; CJK text has none). */
+const cutBackward = (text: string, i: number): number => {
+  if (i <= 0) return 0
+  for (let k = i; k > 0 && i - k <= 30; k--) if (isSpace(text.charCodeAt(k - 1))) return k
+  return i
+}
+
+/** Nearest word boundary at or before `i` (within 40 characters), so the last word is whole. */
+const cutForward = (text: string, i: number): number => {
+  if (i >= text.length) return text.length
+  for (let k = i; k > 0 && i - k <= 40; k--) if (isSpace(text.charCodeAt(k))) return k
+  return i
+}
+
+/**
+ * Start of the sentence or paragraph holding `i` (a word after ". ", "! ", "? " or a blank
+ * line), when it begins at most `reach` characters before it; -1 otherwise.
+ */
+const sentenceStartBefore = (text: string, i: number, reach: number): number => {
+  for (let k = i; k > 0 && i - k <= reach; k--) {
+    if (isSpace(text.charCodeAt(k)) || !isSpace(text.charCodeAt(k - 1))) continue
+    let p = k - 1
+    let newlines = 0
+    while (p >= 0 && isSpace(text.charCodeAt(p))) if (text.charCodeAt(p--) === 10) newlines++
+    if (p < 0 || newlines >= 2) return k
+    const c = text.charCodeAt(p)
+    if (c === 46 /* . */ || c === 33 /* ! */ || c === 63 /* ? */ || c === 0x3002 /* 。 */) return k
+  }
+  return i === 0 ? 0 : -1
+}
+
+/** Plain text of text[start, end): whitespace collapsed, control characters dropped, ellipses where cut. */
+const finish = (text: string, start: number, end: number): string => {
+  // eslint-disable-next-line no-control-regex
+  let body = text.slice(start, end).replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, "").replace(/\s+/g, " ").trim()
+  if (body.length > snippetMax - 2) body = body.slice(0, snippetMax - 2)
+  const prefix = start > 0 ? ellipsis : ""
+  const suffix = end < text.length ? ellipsis : ""
+  return `${prefix}${body}${suffix}`
+}

@@ -1,0 +1,274 @@
+/**
+ * Text analysis: one pass over a string that emits the terms the index stores.
+ *
+ * - Words of space-separated scripts are folded (case, diacritics), English stop words dropped
+ *   (their positions kept) and stemmed with the Porter stemmer, as Lucene's EnglishAnalyzer does.
+ * - Runs of Chinese, Japanese, Thai, ... go through Intl.Segmenter's dictionary word breaking.
+ * - Technical tokens stay searchable as typed: "HTTP/2", "node.js", "utf-8", "C++", ".NET" are
+ *   emitted whole (a Compound term) at the position of their first part, and their parts
+ *   ("http", "2") follow as ordinary terms, so both "node.js" and "node" find the page.
+ */
+import { stemmer } from "stemmer"
+import { CharClass, classOfCodePoint, classOfUnit } from "./CharClass.ts"
+import { foldTerm } from "./Folding.ts"
+import { englishStopWords } from "./StopWords.ts"
+
+export const TokenKind = { Word: 0, Compound: 1, Part: 2 } as const
+export type TokenKind = (typeof TokenKind)[keyof typeof TokenKind]
+
+/**
+ * Receives each term with its position and its UTF-16 span in the text.
+ * Returning true stops the scan (snippets stop once they have seen enough).
+ */
+export type TokenSink = (term: string, position: number, start: number, end: number, kind: TokenKind) => boolean | void
+
+export interface AnalyzerOptions {
+  /** Porter stemming of English words; default true. */
+  readonly stemming?: boolean
+  readonly stopWords?: ReadonlySet<string>
+  /** How many word -> term results to memoise (Zipf: a small cache saves most stemming). */
+  readonly cacheSize?: number
+}
+
+/** Longer words (base64, hashes) are not indexed; their position still counts. */
+const maxTermLength = 64
+const maxParts = 32
+const maxConnectorRun = 3
+const asciiLetters = /^[a-z]+$/
+const apostrophes = /['’]/g
+
+const isApostrophe = (unit: number) => unit === 0x27 || unit === 0x2019
+const isTrailingSymbol = (unit: number) => unit === 0x2b /* + */ || unit === 0x23 /* # */
+
+let segmenter: Intl.Segmenter | undefined
+const wordSegmenter = (): Intl.Segmenter => (segmenter ??= new Intl.Segmenter("und", { granularity: "word" }))
+
+export class Analyzer {
+  readonly stemming: boolean
+  readonly stopWords: ReadonlySet<string>
+  private readonly cacheSize: number
+  private readonly cache = new Map<string, string>()
+  // Scratch state of the token being scanned; analyze is not reentrant from its own sink.
+  private readonly partStart = new Int32Array(maxParts)
+  private readonly partEnd = new Int32Array(maxParts)
+  private readonly partJoined = new Uint8Array(maxParts)
+  private parts = 0
+  private width = 1
+  private stopped = false
+
+  constructor(options: AnalyzerOptions = {}) {
+    this.stemming = options.stemming ?? true
+    this.stopWords = options.stopWords ?? englishStopWords
+    this.cacheSize = options.cacheSize ?? 50_000
+  }
+
+  /**
+   * Emits the terms of `text` to `sink`, numbering positions from `firstPosition`.
+   * Returns the position after the last token.
+   */
+  analyze(text: string, sink: TokenSink, firstPosition = 0): number {
+    this.initials = undefined
+    return this.scan(text, sink, firstPosition)
+  }
+
+  /**
+   * Like `analyze`, but only words whose first letter may start one of `terms` are normalised
+   * and emitted (stemming and folding keep a word's first letter). Snippets use it to find
+   * the query's words in long texts without stemming every other word.
+   */
+  analyzeFor(text: string, terms: Iterable<string>, sink: TokenSink): number {
+    const initials = new Uint8Array(128)
+    for (const term of terms) {
+      const first = term.charCodeAt(0)
+      if (first < 128) initials[first] = 1
+      if (first === 0x2e /* .net */ && term.length > 1 && term.charCodeAt(1) < 128) initials[term.charCodeAt(1)] = 1
+    }
+    this.initials = initials
+    try {
+      return this.scan(text, sink, 0)
+    } finally {
+      this.initials = undefined
+    }
+  }
+
+  private initials: Uint8Array | undefined
+
+  /** Whether a word starting at text[i] may normalise to a wanted term (always true without a filter). */
+  private wanted(text: string, i: number): boolean {
+    const initials = this.initials
+    if (initials === undefined) return true
+    let c = text.charCodeAt(i)
+    if (c >= 128) return true
+    if (c >= 65 && c <= 90) c += 32
+    return initials[c] === 1
+  }
+
+  private scan(text: string, sink: TokenSink, firstPosition: number): number {
+    const n = text.length
+    let pos = firstPosition
+    let i = 0
+    this.stopped = false
+    while (i < n && !this.stopped) {
+      const cls = this.classAt(text, i, n)
+      if (cls === CharClass.Word) {
+        const end = this.scanToken(text, i, n)
+        pos = this.emitToken(text, i, end, false, pos, sink)
+        i = this.tokenEnd
+      } else if (cls === CharClass.Segmented) {
+        let j = i + this.width
+        while (j < n && this.classAt(text, j, n) === CharClass.Segmented) j += this.width
+        pos = this.emitSegmented(text, i, j, pos, sink)
+        i = j
+      } else if (text.charCodeAt(i) === 0x2e /* . */ && this.startsDotToken(text, i, n)) {
+        // ".NET", ".bashrc": a dot that opens a word is part of how people type it.
+        const end = this.scanToken(text, i + 1, n)
+        pos = this.emitToken(text, i + 1, end, true, pos, sink)
+        i = this.tokenEnd
+      } else {
+        i += this.width
+      }
+    }
+    return pos
+  }
+
+  /** The indexed form of one word: folded, stemmed; "" for a stop word or an over-long word. */
+  normalizeWord(raw: string): string {
+    const cached = this.cache.get(raw)
+    if (cached !== undefined) return cached
+    let term = raw.length > maxTermLength ? "" : foldTerm(raw)
+    if (this.stopWords.has(term)) term = ""
+    else if (this.stemming && term.length > 2 && asciiLetters.test(term)) term = stemmer(term)
+    if (this.cache.size >= this.cacheSize) this.cache.clear()
+    this.cache.set(raw, term)
+    return term
+  }
+
+  /** Forgets memoised words (the builder calls it so a built index does not keep them alive). */
+  clearCache(): void {
+    this.cache.clear()
+  }
+
+  // ---- scanning ---------------------------------------------------------------------------
+
+  private tokenEnd = 0
+
+  private classAt(text: string, i: number, n: number): CharClass {
+    const unit = text.charCodeAt(i)
+    this.width = 1
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < n) {
+      const low = text.charCodeAt(i + 1)
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        this.width = 2
+        return classOfCodePoint(((unit - 0xd800) << 10) + (low - 0xdc00) + 0x10000)
+      }
+    }
+    return classOfUnit(unit)
+  }
+
+  private scanWordRun(text: string, i: number, n: number): number {
+    while (i < n && this.classAt(text, i, n) === CharClass.Word) i += this.width
+    return i
+  }
+
+  private startsDotToken(text: string, i: number, n: number): boolean {
+    if (i + 1 >= n || this.classAt(text, i + 1, n) !== CharClass.Word) return false
+    if (i === 0) return true
+    const before = this.classAt(text, i - 1, n)
+    return before === CharClass.Other && text.charCodeAt(i - 1) !== 0x2e
+  }
+
+  /**
+   * Scans word parts joined by short connector runs ("os.path.join", "https://a.b/c").
+   * Fills the part arrays, sets tokenEnd (where scanning resumes), returns the compound's end.
+   */
+  private scanToken(text: string, start: number, n: number): number {
+    let e = this.scanWordRun(text, start, n)
+    this.partStart[0] = start
+    this.partEnd[0] = e
+    this.partJoined[0] = 0
+    this.parts = 1
+    this.tokenEnd = e
+    for (;;) {
+      let c = e
+      while (c < n && c - e < maxConnectorRun && classOfUnit(text.charCodeAt(c)) === CharClass.Connector) c++
+      if (c === e || c >= n || this.classAt(text, c, n) !== CharClass.Word) break
+      const run = c - e
+      let hasApostrophe = false
+      for (let k = e; k < c; k++) if (isApostrophe(text.charCodeAt(k))) hasApostrophe = true
+      if (hasApostrophe && run > 1) break
+      const next = this.scanWordRun(text, c, n)
+      if (hasApostrophe) {
+        const unit = text.charCodeAt(c)
+        if (next - c === 1 && (unit === 0x73 || unit === 0x53)) {
+          // Possessive "'s" is dropped, as Lucene's EnglishPossessiveFilter does.
+          this.tokenEnd = next
+          return e
+        }
+        // "don't", "O'Reilly": one word, spelled without the apostrophe.
+        this.partEnd[this.parts - 1] = next
+        this.partJoined[this.parts - 1] = 1
+        e = next
+        this.tokenEnd = e
+        continue
+      }
+      if (this.parts === maxParts) break
+      this.partStart[this.parts] = c
+      this.partEnd[this.parts] = next
+      this.partJoined[this.parts] = 0
+      this.parts++
+      e = next
+      this.tokenEnd = e
+    }
+    // "C++", "C#", "g++": trailing symbols belong to the token when nothing word-like follows.
+    let t = e
+    while (t < n && t - e < 2 && isTrailingSymbol(text.charCodeAt(t))) t++
+    if (t > e && (t >= n || this.classAt(text, t, n) !== CharClass.Word)) {
+      this.tokenEnd = t
+      return t
+    }
+    return e
+  }
+
+  private emitToken(text: string, start: number, end: number, leadingDot: boolean, pos: number, sink: TokenSink): number {
+    const parts = this.parts
+    const compound = parts > 1 || leadingDot || end > this.partEnd[parts - 1]!
+    if (compound) {
+      const from = leadingDot ? start - 1 : start
+      if (
+        end - from <= maxTermLength && (this.wanted(text, from) || this.wanted(text, start)) &&
+        this.emit(sink, foldTerm(text.slice(from, end)), pos, from, end, TokenKind.Compound)
+      ) {
+        return pos + parts
+      }
+    }
+    for (let p = 0; p < parts; p++) {
+      const ps = this.partStart[p]!
+      const pe = this.partEnd[p]!
+      if (!this.wanted(text, ps)) continue
+      const raw = this.partJoined[p] === 1 ? text.slice(ps, pe).replace(apostrophes, "") : text.slice(ps, pe)
+      const term = this.normalizeWord(raw)
+      if (term.length > 0 && this.emit(sink, term, pos + p, ps, pe, compound ? TokenKind.Part : TokenKind.Word)) break
+    }
+    return pos + parts
+  }
+
+  private emitSegmented(text: string, start: number, end: number, pos: number, sink: TokenSink): number {
+    for (const segment of wordSegmenter().segment(text.slice(start, end))) {
+      if (segment.isWordLike !== true) continue
+      const from = start + segment.index
+      const term = segment.segment.length > maxTermLength ? "" : foldTerm(segment.segment)
+      if (term.length > 0 && this.emit(sink, term, pos, from, from + segment.segment.length, TokenKind.Word)) return pos + 1
+      pos++
+    }
+    return pos
+  }
+
+  /** Calls the sink; returns true when it asked to stop. */
+  private emit(sink: TokenSink, term: string, pos: number, start: number, end: number, kind: TokenKind): boolean {
+    if (sink(term, pos, start, end, kind) === true) {
+      this.stopped = true
+      return true
+    }
+    return false
+  }
+}

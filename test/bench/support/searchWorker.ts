@@ -1,0 +1,116 @@
+/**
+ * One engine of the search benchmark, alone in its own process so heaps are not shared:
+ * build from the corpus, measure memory after a full GC, save and reload a snapshot,
+ * then time the AND-like and OR-like query sets (after one warm-up pass). Prints one JSON
+ * line with the figures on stdout.
+ *
+ * Run by test/bench/search.ts as: node --expose-gc searchWorker.ts <engine> <corpus.jsonl> <queries.json> <snapshot path>
+ */
+import { readFileSync, writeFileSync } from "node:fs"
+import { setTimeout as sleep } from "node:timers/promises"
+import type { IndexDocument } from "../../../core/index/Document.ts"
+import { benchEngines } from "./benchEngines.ts"
+import type { BenchQueries } from "./benchQueries.ts"
+
+export interface LatencyFigures {
+  readonly queries: number
+  readonly qps: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly meanResults: number
+}
+
+export interface WorkerFigures {
+  readonly engine: string
+  readonly documents: number
+  readonly buildMs: number
+  /** V8 heap used and ArrayBuffer memory after the build and a full GC (whole process). */
+  readonly heapMB: number
+  readonly buffersMB: number
+  /** The same process's heap before it read the corpus (runtime, modules, queries). */
+  readonly baselineHeapMB: number
+  readonly snapshotMB: number
+  readonly saveMs: number
+  readonly loadMs: number
+  readonly andLike: LatencyFigures
+  readonly orLike: LatencyFigures
+}
+
+const gc = (globalThis as { gc?: () => void }).gc
+if (gc === undefined) throw new Error("run with --expose-gc")
+
+/** Full collections with a pause between, so ArrayBuffer backing stores are really released. */
+const settle = async () => {
+  for (let i = 0; i < 3; i++) {
+    gc()
+    await sleep(50)
+  }
+  return process.memoryUsage()
+}
+
+const timeQueries = async (run: (q: string) => number | Promise<number>, queries: ReadonlyArray<string>): Promise<LatencyFigures> => {
+  const latencies: Array<number> = []
+  let results = 0
+  const start = performance.now()
+  for (const q of queries) {
+    const t = performance.now()
+    const answer = run(q)
+    results += typeof answer === "number" ? answer : await answer
+    latencies.push(performance.now() - t)
+  }
+  const total = performance.now() - start
+  latencies.sort((a, b) => a - b)
+  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!
+  return { queries: queries.length, qps: (queries.length * 1000) / total, p50Ms: at(0.5), p99Ms: at(0.99), meanResults: results / queries.length }
+}
+
+const main = async () => {
+  const [engineName, corpusPath, queriesPath, snapshotPath] = process.argv.slice(2)
+  const factory = benchEngines[engineName ?? ""]
+  if (factory === undefined || corpusPath === undefined || queriesPath === undefined || snapshotPath === undefined) {
+    throw new Error("usage: searchWorker.ts <engine> <corpus.jsonl> <queries.json> <snapshot path>")
+  }
+  const engine = factory()
+  const queries = JSON.parse(readFileSync(queriesPath, "utf8")) as BenchQueries
+  const base = await settle()
+
+  let docs: Array<IndexDocument> | undefined = readFileSync(corpusPath, "utf8").split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as IndexDocument)
+  const documents = docs.length
+  const buildStart = performance.now()
+  await engine.build(docs)
+  const buildMs = performance.now() - buildStart
+  docs = undefined
+  const built = await settle()
+
+  const saveStart = performance.now()
+  const bytes = await engine.save()
+  const saveMs = performance.now() - saveStart
+  writeFileSync(snapshotPath, bytes)
+  // Load from the file as a server would: read the bytes, then make a queryable index.
+  const loadStart = performance.now()
+  let loaded: unknown = await engine.load(readFileSync(snapshotPath))
+  const loadMs = performance.now() - loadStart
+  loaded = undefined
+  void loaded
+
+  for (const q of [...queries.andLike, ...queries.orLike]) await engine.search(q) // warm-up
+  const andLike = await timeQueries((q) => engine.search(q), queries.andLike)
+  const orLike = await timeQueries((q) => engine.search(q), queries.orLike)
+
+  const figures: WorkerFigures = {
+    engine: engine.name,
+    documents,
+    buildMs,
+    heapMB: built.heapUsed / 1e6,
+    buffersMB: built.arrayBuffers / 1e6,
+    baselineHeapMB: base.heapUsed / 1e6,
+    snapshotMB: bytes.length / 1e6,
+    saveMs,
+    loadMs,
+    andLike,
+    orLike
+  }
+  process.stdout.write(`${JSON.stringify(figures)}\n`)
+}
+
+await main()

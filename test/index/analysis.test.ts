@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest"
+import { Analyzer, TokenKind } from "../../core/index/analysis/Analyzer.ts"
+import { foldTerm } from "../../core/index/analysis/Folding.ts"
+
+const terms = (text: string, analyzer = new Analyzer()) => {
+  const out: Array<{ term: string; position: number; kind: number; raw: string }> = []
+  analyzer.analyze(text, (term, position, start, end, kind) => void out.push({ term, position, kind, raw: text.slice(start, end) }))
+  return out
+}
+const words = (text: string) => terms(text).map((t) => t.term)
+
+describe("folding", () => {
+  it("folds case and diacritics", () => {
+    expect(foldTerm("Éclair")).toBe("eclair")
+    expect(foldTerm("naïve")).toBe("naive")
+    expect(foldTerm("Straße")).toBe("strasse")
+    expect(foldTerm("Ørsted")).toBe("orsted")
+    expect(foldTerm("ＨＴＴＰ")).toBe("http") // fullwidth
+    expect(foldTerm("ﬁle")).toBe("file") // ligature
+  })
+
+  it("keeps Japanese voicing marks and Hangul syllables intact", () => {
+    expect(foldTerm("が")).toBe("が")
+    expect(foldTerm("검색")).toBe("검색")
+  })
+})
+
+describe("analysis", () => {
+  it("stems English words and drops stop words but keeps their positions", () => {
+    const out = terms("The running of the foxes")
+    expect(out.map((t) => [t.term, t.position])).toEqual([["run", 1], ["fox", 4]])
+  })
+
+  it("segments Chinese and Japanese into dictionary words", () => {
+    expect(words("我们的搜索引擎支持中文")).toEqual(expect.arrayContaining(["搜索", "引擎", "中文"]))
+    const japanese = words("東京都に住んでいます。日本語の検索エンジン")
+    expect(japanese).toEqual(expect.arrayContaining(["東京", "日本語", "検索", "エンジン"]))
+    // Mixed scripts split at the script boundary.
+    expect(words("Python3の使い方")).toEqual(expect.arrayContaining(["python3", "使い方"]))
+  })
+
+  it("matches accented and unaccented spellings", () => {
+    expect(words("café crème brûlée")).toEqual(words("cafe creme brulee"))
+  })
+
+  it("keeps technical tokens whole and also indexes their parts", () => {
+    const out = terms("HTTP/2 node.js utf-8 C++ C# .NET os.path.join foo_bar")
+    const compounds = out.filter((t) => t.kind === TokenKind.Compound).map((t) => t.term)
+    expect(compounds).toEqual(["http/2", "node.js", "utf-8", "c++", "c#", ".net", "os.path.join", "foo_bar"])
+    const parts = out.filter((t) => t.kind === TokenKind.Part).map((t) => t.term)
+    expect(parts).toEqual(expect.arrayContaining(["http", "2", "node", "js", "utf", "8", "c", "net", "os", "path", "join", "foo", "bar"]))
+    // A compound sits at the position of its first part; the next word follows its last part.
+    const node = out.find((t) => t.term === "node.js")!
+    expect(out.find((t) => t.term === "node")!.position).toBe(node.position)
+    expect(out.find((t) => t.term === "js")!.position).toBe(node.position + 1)
+  })
+
+  it("treats sentence punctuation as punctuation", () => {
+    expect(words("It ends here. Next sentence")).toEqual(["end", "here", "next", "sentenc"])
+    expect(terms("version 3.11.").find((t) => t.kind === TokenKind.Compound)?.term).toBe("3.11")
+  })
+
+  it("drops the possessive and joins apostrophe words", () => {
+    expect(words("Python's O'Reilly don't")).toEqual(["python", "oreilli", "dont"])
+  })
+
+  it("reports the exact span of each term in the text", () => {
+    for (const t of terms("Ünïcode café, HTTP/2 and 日本語")) {
+      expect(t.raw.length).toBeGreaterThan(0)
+      if (t.kind !== TokenKind.Compound) expect(foldTerm(t.raw).startsWith(t.term.slice(0, 1))).toBe(true)
+    }
+  })
+
+  it("handles any input without throwing", () => {
+    const samples = ["", " ", "\u0000\uffff", "\ud800", "a".repeat(10_000), "🙂🙂 emoji 🙂", "-".repeat(50), "...a...", ".", "+#"]
+    for (const s of samples) expect(() => terms(s)).not.toThrow()
+    expect(words("a".repeat(100))).toEqual([]) // over-long words are not indexed
+  })
+
+  it("analyzeFor finds the same matching terms as analyze", () => {
+    const analyzer = new Analyzer()
+    const text = "Running servers with Node.js and HTTP/2; the server runs café code. 検索エンジン"
+    const wanted = ["run", "node.js", "cafe", "検索"]
+    const all = terms(text, analyzer).filter((t) => wanted.includes(t.term)).map((t) => `${t.term}@${t.position}`)
+    const filtered: Array<string> = []
+    analyzer.analyzeFor(text, wanted, (term, position) => {
+      if (wanted.includes(term)) filtered.push(`${term}@${position}`)
+    })
+    expect(filtered).toEqual(all)
+    expect(filtered.length).toBeGreaterThanOrEqual(4)
+  })
+})

@@ -1,0 +1,78 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { jsonlToSnapshot } from "../../adapters/node/jsonlSnapshot.ts"
+import { loadSnapshotFile, readSnapshotFile, SnapshotFileError, writeSnapshotFile } from "../../adapters/node/snapshotFile.ts"
+import { encodeSnapshot, SnapshotError } from "../../core/index/Snapshot.ts"
+import { sampleDocuments } from "./corpus.ts"
+import { buildIndex } from "./support.ts"
+
+const dir = mkdtempSync(join(tmpdir(), "periscope-snapshot-files-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe("snapshot files (Node)", () => {
+  const bytes = encodeSnapshot(buildIndex(sampleDocuments))
+
+  it("write atomically and read back the same bytes", async () => {
+    const path = join(dir, "nested", "index.snapshot")
+    await Effect.runPromise(writeSnapshotFile(path, bytes))
+    await Effect.runPromise(writeSnapshotFile(path, bytes)) // overwrite in place
+    expect(await Effect.runPromise(readSnapshotFile(path))).toEqual(bytes)
+    expect(readdirSync(join(dir, "nested"))).toEqual(["index.snapshot"]) // no temporary file left
+    const index = await Effect.runPromise(loadSnapshotFile(path))
+    expect(index.search("event loop", 10).hits).toHaveLength(2)
+  })
+
+  it("name the file and the problem when it cannot be read or decoded", async () => {
+    const missing = await Effect.runPromise(Effect.flip(readSnapshotFile(join(dir, "missing.snapshot"))))
+    expect(missing).toBeInstanceOf(SnapshotFileError)
+    expect(missing.message).toBe("cannot read the snapshot: no such file")
+    const cut = join(dir, "cut.snapshot")
+    writeFileSync(cut, bytes.subarray(0, bytes.length >> 1))
+    const truncated = await Effect.runPromise(Effect.flip(loadSnapshotFile(cut)))
+    expect(truncated).toBeInstanceOf(SnapshotError)
+    expect((truncated as SnapshotError).reason).toBe("truncated")
+    expect(truncated.message).toContain(cut)
+  })
+
+  it("refuse to write where a folder stands", async () => {
+    const error = await Effect.runPromise(Effect.flip(writeSnapshotFile(dir, bytes)))
+    expect(error).toBeInstanceOf(SnapshotFileError)
+    expect(error.path).toBe(dir)
+  })
+})
+
+describe("JSONL to snapshot", () => {
+  it("indexes good lines and reports bad ones by line number", async () => {
+    const input = join(dir, "docs.jsonl")
+    const lines = [
+      JSON.stringify(sampleDocuments[0]),
+      "{not json",
+      "",
+      JSON.stringify({ url: "relative/path", title: "x", text: "y" }),
+      JSON.stringify({ ...sampleDocuments[1], title: "Older title" }),
+      JSON.stringify(sampleDocuments[1]),
+      JSON.stringify({ url: "https://img.example/", title: "Images", text: "pictures", images: [{ url: "no" }, { url: "https://img.example/a.png", alt: "kite" }] })
+    ]
+    writeFileSync(input, lines.join("\n"))
+    const output = join(dir, "out", "docs.snapshot")
+    const report = await Effect.runPromise(jsonlToSnapshot(input, output))
+    expect(report).toMatchObject({ output, lines: 7, documents: 3, images: 2, duplicates: 1, problems: 3 })
+    expect(report.problemSamples).toEqual([
+      { line: 2, url: "", reason: "not a JSON value" },
+      { line: 4, url: "relative/path", reason: "url: must be an absolute http(s) URL" },
+      { line: 7, url: "https://img.example/", reason: "images[0].url: must be an absolute http(s) URL" }
+    ])
+    const index = await Effect.runPromise(loadSnapshotFile(output))
+    expect(index.search("node.js event loop", 10).hits[0]?.title).toBe("The Node.js Event Loop") // the later line won
+    expect(index.searchImages("kite", 10)).toEqual([{ url: "https://img.example/a.png", refUrl: "https://img.example/", title: "kite" }])
+  })
+
+  it("fails with the file named when the input is missing", async () => {
+    const error = await Effect.runPromise(Effect.flip(jsonlToSnapshot(join(dir, "nope.jsonl"), join(dir, "x.snapshot"))))
+    expect(error).toBeInstanceOf(SnapshotFileError)
+    expect(error.path).toBe(join(dir, "nope.jsonl"))
+  })
+})

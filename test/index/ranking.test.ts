@@ -1,0 +1,149 @@
+import { describe, expect, it } from "vitest"
+import { endOfPostings, PostingCursor } from "../../core/index/InvertedIndex.ts"
+import type { SearchIndex } from "../../core/index/SearchIndex.ts"
+import { buildIndex, links, plainBm25, seeded } from "./support.ts"
+
+const ranked = (index: SearchIndex, query: string, limit = 10) =>
+  index.rank(query, limit, { collapse: false }).map((r) => [r.url.replace("https://t.example/", ""), Number(r.score.toFixed(6))])
+
+describe("BM25 on hand-checked cases (k1 0.9, b 0.4)", () => {
+  // Lengths 3, 2, 4: average 3. idf = ln(1 + (N - df + 0.5) / (df + 0.5)).
+  const index = buildIndex([
+    { url: "https://t.example/a", title: "", text: "apple banana apple" },
+    { url: "https://t.example/b", title: "", text: "banana cherry" },
+    { url: "https://t.example/c", title: "", text: "cherry cherry cherry date" }
+  ], plainBm25)
+
+  it("scores one term", () => {
+    // idf(apple) = ln(1 + 2.5/1.5) = 0.980829; a: 1.9*2 / (2 + 0.9*(0.6 + 0.4*3/3)) = 3.8/2.9
+    expect(ranked(index, "apple")).toEqual([["a", 1.285225]])
+  })
+
+  it("sums terms and ranks by the sum", () => {
+    // idf(banana) = idf(cherry) = ln(1.6) = 0.4700036
+    // b: 2 * 0.4700036 * 1.9/(1 + 0.9*(0.6 + 0.4*2/3)) = 1.003379
+    // c: 0.4700036 * 1.9*3/(3 + 0.9*(0.6 + 0.4*4/3)) = 0.666423
+    // a: 0.4700036 * 1.9/(1 + 0.9) = 0.470004
+    expect(ranked(index, "banana cherry")).toEqual([["b", 1.003379], ["c", 0.666423], ["a", 0.470004]])
+  })
+
+  it("weights a repeated query word by its count", () => {
+    expect(ranked(index, "apple apple")[0]![1]).toBeCloseTo(2 * 1.285225, 5)
+  })
+
+  it("returns nothing for words no document has, or for stop words only", () => {
+    expect(ranked(index, "zebra")).toEqual([])
+    expect(ranked(index, "the of and")).toEqual([])
+  })
+})
+
+describe("ranking behaviour", () => {
+  it("ranks a title match above the same word deep in a body (BM25F)", () => {
+    const filler = (seed: string) => Array.from({ length: 40 }, (_, i) => `${seed}${i}`).join(" ")
+    const index = buildIndex([
+      { url: "https://t.example/body", title: "Other things", text: `${filler("a")} kubernetes ${filler("b")}` },
+      { url: "https://t.example/title", title: "Kubernetes", text: `${filler("c")} kubernetes ${filler("d")}` }
+    ])
+    expect(links(index, "kubernetes")).toEqual(["https://t.example/title", "https://t.example/body"])
+  })
+
+  it("ranks documents where the query words stand together first (proximity)", () => {
+    const filler = "alpha beta gamma delta epsilon zeta eta theta iota kappa "
+    const index = buildIndex([
+      { url: "https://t.example/apart", title: "", text: `quantum ${filler.repeat(3)} computing` },
+      { url: "https://t.example/together", title: "", text: `${filler} quantum computing ${filler.repeat(2)}` }
+    ])
+    expect(links(index, "quantum computing")).toEqual(["https://t.example/together", "https://t.example/apart"])
+  })
+
+  it("breaks ties by URL, whatever order the documents were added in", () => {
+    const docs = ["https://t.example/c", "https://t.example/a", "https://t.example/b"].map((url) => ({ url, title: "", text: "same words here" }))
+    const forward = buildIndex(docs, { nearDuplicateBits: -1 })
+    const backward = buildIndex([...docs].reverse(), { nearDuplicateBits: -1 })
+    expect(links(forward, "words")).toEqual(["https://t.example/a", "https://t.example/b", "https://t.example/c"])
+    expect(links(backward, "words")).toEqual(links(forward, "words"))
+  })
+
+  it("finds technical tokens the way people type them", () => {
+    const index = buildIndex([
+      { url: "https://t.example/cpp", title: "C++ templates", text: "Templates in C++ are resolved at compile time." },
+      { url: "https://t.example/c", title: "C pointers", text: "Pointers in C hold addresses." },
+      { url: "https://t.example/node", title: "Node.js streams", text: "Streams in node.js process data." },
+      { url: "https://t.example/http2", title: "HTTP/2", text: "HTTP/2 multiplexes streams over one connection." },
+      { url: "https://t.example/utf8", title: "Encodings", text: "UTF-8 encodes every code point." }
+    ])
+    expect(links(index, "C++")[0]).toBe("https://t.example/cpp")
+    expect(links(index, "c++")).not.toContain("https://t.example/c")
+    expect(links(index, "node.js")).toEqual(["https://t.example/node"])
+    expect(links(index, "HTTP/2")).toEqual(["https://t.example/http2"])
+    expect(links(index, "utf-8")).toEqual(["https://t.example/utf8"])
+    // Parts still match when typed alone.
+    expect(links(index, "node")).toEqual(["https://t.example/node"])
+  })
+})
+
+/**
+ * MaxScore with block-max bounds must return exactly what exhaustive scoring returns. The
+ * reference here walks every posting of every query term with the same cursors, so the only
+ * difference left is the pruning.
+ */
+describe("top-k pruning is exact", () => {
+  const random = seeded(7)
+  const vocabulary = Array.from({ length: 400 }, (_, i) => `t${i}`)
+  // Zipf-like: low-numbered terms are common, so their postings span many skip blocks.
+  const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length + 1)) - 1))]!
+  const text = (n: number) => Array.from({ length: n }, word).join(" ")
+  const hosts = ["t.example", "a.t.example", "other.example", "t.example.org"]
+  const docs = Array.from({ length: 3000 }, (_, i) => ({
+    url: `https://${hosts[i % 4]}/${String(i).padStart(5, "0")}`,
+    title: text(1 + Math.floor(random() * 4)),
+    text: text(5 + Math.floor(random() * 120))
+  }))
+  const index = buildIndex(docs, { proximity: 0, nearDuplicateBits: -1 })
+  const web = index.parts.web
+
+  const exhaustive = (query: string, k: number, keep: (doc: number) => boolean = () => true) => {
+    const counts = new Map<number, number>()
+    for (const term of query.split(" ")) {
+      const id = web.lookup(term)
+      if (id >= 0) counts.set(id, (counts.get(id) ?? 0) + 1)
+    }
+    const scores = new Map<number, number>()
+    for (const [id, weight] of counts) {
+      const cursor = new PostingCursor(web, id, weight)
+      for (; cursor.doc !== endOfPostings; cursor.next()) {
+        if (keep(cursor.doc)) scores.set(cursor.doc, (scores.get(cursor.doc) ?? 0) + cursor.score())
+      }
+    }
+    return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k)
+  }
+
+  it("has multi-block posting lists to prune", () => {
+    expect(web.arrays.blockLastDoc.length).toBeGreaterThan(50)
+  })
+
+  it("matches exhaustive scoring restricted to the site for site: queries", () => {
+    const host = (doc: number) => new URL(index.parts.pages.get(doc, 0)).hostname
+    for (let q = 0; q < 100; q++) {
+      const words = Array.from({ length: 1 + Math.floor(random() * 5) }, word).join(" ")
+      const expected = exhaustive(words, 10, (doc) => host(doc) === "t.example" || host(doc).endsWith(".t.example"))
+      const actual = index.rank(`${words} site:t.example`, 10, { collapse: false })
+      const key = (score: number, doc: number) => `${score.toFixed(9)}:${doc}`
+      expect(actual.map((r) => key(r.score, r.doc)), words).toEqual(expected.map(([doc, score]) => key(score, doc)))
+    }
+  })
+
+  for (const k of [1, 10, 100]) {
+    it(`matches exhaustive scoring for 300 random queries, k = ${k}`, () => {
+      for (let q = 0; q < 300; q++) {
+        const query = Array.from({ length: 1 + Math.floor(random() * 6) }, word).join(" ")
+        const expected = exhaustive(query, k)
+        const actual = index.rank(query, k, { collapse: false })
+        expect(actual.length, query).toBe(expected.length)
+        // Same documents with the same scores; among equal scores, ascending ids.
+        const key = (score: number, doc: number) => `${score.toFixed(9)}:${doc}`
+        expect(actual.map((r) => key(r.score, r.doc)), query).toEqual(expected.map(([doc, score]) => key(score, doc)))
+      }
+    })
+  }
+})

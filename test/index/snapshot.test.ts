@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest"
+import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
+import type { SearchIndex } from "../../core/index/SearchIndex.ts"
+import { decodeSnapshot, encodeSnapshot, SnapshotError } from "../../core/index/Snapshot.ts"
+import { sampleDocuments, sampleQueries } from "./corpus.ts"
+import { buildIndex, seeded } from "./support.ts"
+
+const answers = (index: SearchIndex) => sampleQueries.map((q) => [index.search(q, 10), index.searchImages(q, 10)])
+
+const refusal = (bytes: Uint8Array): SnapshotError => {
+  try {
+    decodeSnapshot(bytes)
+  } catch (error) {
+    expect(error).toBeInstanceOf(SnapshotError)
+    return error as SnapshotError
+  }
+  throw new Error("a damaged snapshot was accepted")
+}
+
+describe("snapshots", () => {
+  const index = buildIndex(sampleDocuments)
+  const bytes = encodeSnapshot(index)
+
+  it("round-trip: same answers, same documents, same bytes", () => {
+    const back = decodeSnapshot(bytes)
+    expect(back.documentCount).toBe(5)
+    expect(back.imageCount).toBe(3)
+    expect(answers(back)).toEqual(answers(index))
+    expect([...back.documents()]).toEqual([...index.documents()])
+    expect(encodeSnapshot(back)).toEqual(bytes)
+    // The answers are real ones, not empty lists that would trivially agree.
+    expect(back.search("event loop", 10).hits.length).toBe(2)
+    expect(back.searchImages("diagram", 10)).toEqual([{ url: "https://docs.python.org/3/_images/loop.png", refUrl: "https://docs.python.org/3/library/asyncio.html", title: "Event loop diagram" }])
+  })
+
+  it("are the same bytes whatever order and batches the documents came in", () => {
+    const builder = new IndexBuilder()
+    builder.add(sampleDocuments.slice(3))
+    builder.add([...sampleDocuments.slice(0, 3)].reverse())
+    expect(encodeSnapshot(builder.build())).toEqual(bytes)
+  })
+
+  it("rebuilds from its own documents into the same snapshot (how an update starts)", () => {
+    const builder = new IndexBuilder()
+    builder.add(decodeSnapshot(bytes).documents())
+    expect(encodeSnapshot(builder.build())).toEqual(bytes)
+  })
+
+  it("read from unaligned bytes", () => {
+    const shifted = new Uint8Array(bytes.length + 3)
+    shifted.set(bytes, 3)
+    expect(answers(decodeSnapshot(shifted.subarray(3)))).toEqual(answers(index))
+  })
+
+  it("hold an empty index", () => {
+    const empty = decodeSnapshot(encodeSnapshot(new IndexBuilder().build()))
+    expect(empty.documentCount).toBe(0)
+    expect(empty.search("anything", 10).hits).toEqual([])
+    expect(empty.searchImages("anything", 10)).toEqual([])
+  })
+
+  it("refuse every truncation", () => {
+    const random = seeded(9)
+    const lengths = [0, 1, 8, 31, 32, 33, bytes.length - 1, ...Array.from({ length: 60 }, () => Math.floor(random() * bytes.length))]
+    for (const length of lengths) expect(refusal(bytes.slice(0, length)).reason, `length ${length}`).toBe("truncated")
+  })
+
+  it("refuse any single corrupted byte", () => {
+    const random = seeded(10)
+    const positions = [...Array.from({ length: 32 }, (_, i) => i), ...Array.from({ length: 150 }, () => Math.floor(random() * bytes.length))]
+    for (const at of positions) {
+      const damaged = bytes.slice()
+      damaged[at] = damaged[at]! ^ (1 + Math.floor(random() * 255))
+      const error = refusal(damaged)
+      const expected = at < 8 ? "bad-magic" : at < 12 ? "unsupported-version" : at >= 16 && at < 24 ? ["truncated", "malformed"] : "checksum-mismatch"
+      if (Array.isArray(expected)) expect(expected, `byte ${at}`).toContain(error.reason)
+      else expect(error.reason, `byte ${at}`).toBe(expected)
+      expect(error.message.length).toBeGreaterThan(10)
+    }
+  })
+
+  it("refuse other files and trailing bytes with a clear reason", () => {
+    expect(refusal(new TextEncoder().encode('{"url":"https://example.com"}\n'.repeat(10))).reason).toBe("bad-magic")
+    const longer = new Uint8Array(bytes.length + 5)
+    longer.set(bytes)
+    expect(refusal(longer).reason).toBe("malformed")
+    expect(refusal("not bytes" as unknown as Uint8Array).reason).toBe("malformed")
+  })
+})

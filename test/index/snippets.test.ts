@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest"
+import { buildIndex, seeded } from "./support.ts"
+
+const random = seeded(11)
+const filler = (n: number) =>
+  Array.from({ length: n }, () => ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa"][Math.floor(random() * 7)]!).join(" ")
+
+const snippetOf = (text: string, query: string, title = "Some page") =>
+  buildIndex([{ url: "https://s.example/page", title, text }]).search(query, 1).hits[0]!.snippet
+
+const bodyOf = (snippet: string) => snippet.replace(/^…/, "").replace(/…$/, "")
+
+describe("snippets", () => {
+  it("come from the passage holding the query words, 150 to 300 characters, cut at word boundaries", () => {
+    const text = `${filler(150)} the garbage collector frees memory ${filler(150)}`
+    const snippet = snippetOf(text, "garbage collector")
+    expect(snippet).toContain("garbage collector frees memory")
+    expect(snippet.length).toBeGreaterThanOrEqual(150)
+    expect(snippet.length).toBeLessThanOrEqual(300)
+    const body = bodyOf(snippet)
+    const at = text.indexOf(body)
+    expect(at).toBeGreaterThan(0)
+    expect(text[at - 1]).toBe(" ")
+    expect(text[at + body.length]).toBe(" ")
+    expect(snippet.startsWith("…") && snippet.endsWith("…")).toBe(true)
+  })
+
+  it("prefer the window with more distinct query words", () => {
+    const text = `${filler(40)} kernel ${filler(120)} kernel scheduler latency ${filler(40)} scheduler ${filler(80)}`
+    const snippet = snippetOf(text, "kernel scheduler latency")
+    expect(snippet).toContain("kernel scheduler latency")
+  })
+
+  it("match stemmed and folded forms as written in the page", () => {
+    expect(snippetOf(`${filler(80)} Runs the Café engine ${filler(80)}`, "running cafe")).toContain("Runs the Café engine")
+  })
+
+  it("find Chinese and Japanese words", () => {
+    const text = `${"これはテストの文章です。".repeat(20)}東京の検索エンジンは速い。${"別の文章が続きます。".repeat(20)}`
+    expect(snippetOf(text, "検索")).toContain("検索")
+  })
+
+  it("are plain text on one line", () => {
+    const snippet = snippetOf(`First paragraph about dogs.\n\n\tSecond paragraph\r\nabout cats.\u0007 ${filler(60)}`, "cats")
+    expect(snippet).not.toMatch(/[\n\r\t\u0000-\u001f]/)
+    expect(snippet).toContain("Second paragraph about cats.")
+  })
+
+  it("show the start of the page when only the title matches", () => {
+    const text = `Opening words of the page. ${filler(200)}`
+    const snippet = snippetOf(text, "zeppelin", "Zeppelin history")
+    expect(snippet.startsWith("Opening words of the page.")).toBe(true)
+    expect(snippet.length).toBeGreaterThanOrEqual(150)
+    expect(snippet.length).toBeLessThanOrEqual(300)
+  })
+
+  it("hold a short text whole", () => {
+    expect(snippetOf("A short page about owls.", "owls")).toBe("A short page about owls.")
+  })
+})

@@ -19,6 +19,7 @@ import { ServerOptions } from "../../core/api/ServerOptions.ts"
 import { ApiKeys } from "../../core/auth/ApiKeys.ts"
 import { generateKey, type KeyRecord, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { RateLimiter } from "../../core/auth/RateLimiter.ts"
+import { EngineSearch } from "../../core/backends/EngineSearch.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
@@ -31,13 +32,21 @@ import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.
 import { ChatModel } from "../../core/chat/ChatModel.ts"
 import { ChatCompletionRequest, toChatRequest } from "../../core/chat/ChatRequest.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
+import { decodeSnapshot } from "../../core/index/Snapshot.ts"
 import { ImageSearch } from "../../core/search/ImageSearch.ts"
 import type { ImageResult, WebSearchData } from "../../core/search/SearchResult.ts"
 import { WebSearch } from "../../core/search/WebSearch.ts"
 
 export interface PeriscopeOptions {
-  /** Documents for the fixture backend, or any Layer providing WebSearch and ImageSearch. */
-  readonly search?: { readonly documents: ReadonlyArray<IndexDocument> } | { readonly layer: Layer.Layer<WebSearch | ImageSearch> }
+  /**
+   * Search: the engine over snapshot bytes (a file written by `periscope index`),
+   * documents for the fixture backend, or any Layer providing WebSearch and ImageSearch.
+   * Default: the fixture backend over Periscope's own sample documents.
+   */
+  readonly search?:
+    | { readonly snapshot: Uint8Array }
+    | { readonly documents: ReadonlyArray<IndexDocument> }
+    | { readonly layer: Layer.Layer<WebSearch | ImageSearch> }
   /**
    * Chat: upstreams and models as in the config file's `chat` section, a
    * script for the scripted backend, or any Layer providing ChatModel.
@@ -92,12 +101,14 @@ export interface Periscope {
   close(): Promise<void>
 }
 
-const searchLayerOf = (options: PeriscopeOptions): Layer.Layer<WebSearch | ImageSearch> =>
-  options.search === undefined
-    ? FixtureSearchLayer(sampleDocuments)
-    : "layer" in options.search
-    ? options.search.layer
-    : FixtureSearchLayer(options.search.documents)
+const searchLayerOf = (options: PeriscopeOptions): Layer.Layer<WebSearch | ImageSearch> => {
+  const search = options.search
+  if (search === undefined) return FixtureSearchLayer(sampleDocuments)
+  if ("layer" in search) return search.layer
+  // A corrupt snapshot is the caller's mistake: decodeSnapshot throws SnapshotError at once.
+  if ("snapshot" in search) return EngineSearch.layer(decodeSnapshot(search.snapshot))
+  return FixtureSearchLayer(search.documents)
+}
 
 const chatLayerOf = (options: PeriscopeOptions, search: Layer.Layer<WebSearch | ImageSearch>): Layer.Layer<ChatGateway, SettingsError> => {
   const chat = options.chat
@@ -205,5 +216,8 @@ async function* iterate<A>(
 
 export { ApiKeys, ChatGateway, ChatModel, FixtureSearchLayer, ImageSearch, RateLimiter, ScriptedChatLayer, WebSearch }
 export { makeWebHandler, PeriscopeRoutes } from "../../core/api/HttpApp.ts"
+export { EngineSearch, SearchEngine } from "../../core/backends/EngineSearch.ts"
+export { IndexBuilder } from "../../core/index/IndexBuilder.ts"
+export { decodeSnapshot, encodeSnapshot, SnapshotError } from "../../core/index/Snapshot.ts"
 export type { ScriptedChatOptions, ScriptedReply } from "../../core/backends/ScriptedChat.ts"
 export type { IndexDocument } from "../../core/index/Document.ts"

@@ -37,7 +37,7 @@ const program = Effect.gen(function*() {
   const settings = yield* loadSettings
   const keys = yield* setupKeys(settings)
   if (keys.generatedKey !== undefined) yield* announceKey(keys.generatedKey, keys.generatedFile!)
-  const services = yield* makeServices(settings, keys.records)
+  const services = makeServices(settings, keys.records)
   const httpServer = createServer()
   closeIdleConnectionsOnShutdown(httpServer)
   const server = HttpRouter.serve(PeriscopeRoutes, { disableLogger: !settings.logRequests }).pipe(
@@ -45,7 +45,7 @@ const program = Effect.gen(function*() {
     Layer.provide(serverOptionsLayer(settings)),
     Layer.provide(NodeHttpServer.layer(() => httpServer, { port: settings.port, host: settings.host }))
   )
-  yield* Effect.logInfo(`Periscope listening on http://${settings.host ?? "0.0.0.0"}:${settings.port} (data in ${settings.dataDir})`)
+  yield* Effect.logInfo(`Periscope starting on port ${settings.port} (data in ${settings.dataDir})`)
   return yield* Layer.launch(server)
 }).pipe(
   Effect.catchTag("SettingsError", (error) =>

@@ -5,33 +5,25 @@ import { ServerOptions } from "../../core/api/ServerOptions.ts"
 import { ApiKeys } from "../../core/auth/ApiKeys.ts"
 import type { KeyRecord } from "../../core/auth/KeyRecord.ts"
 import { RateLimiter } from "../../core/auth/RateLimiter.ts"
-import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
 import { chatGatewayLayer } from "../../core/chat/ChatSetup.ts"
-import type { ImageSearch } from "../../core/search/ImageSearch.ts"
-import type { WebSearch } from "../../core/search/WebSearch.ts"
-import { readJsonlDocuments } from "./jsonlDocuments.ts"
-import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
+import { searchLayer } from "./searchBackend.ts"
 import type { Settings, SettingsError } from "./settings.ts"
-
-const searchLayer = (settings: Settings): Effect.Effect<Layer.Layer<WebSearch | ImageSearch>, SettingsError> =>
-  settings.search.documents === undefined
-    ? Effect.succeed(FixtureSearchLayer(sampleDocuments))
-    : Effect.map(readJsonlDocuments(settings.search.documents, "search.documents"), FixtureSearchLayer)
 
 /**
  * The services of the server. Chat: the gateway over the configured upstreams
  * and the built-in periscope-grounded model, which answers from the search
  * backend (the default model when no upstream is configured).
  */
-export const makeServices = (settings: Settings, keys: ReadonlyArray<KeyRecord>): Effect.Effect<Layer.Layer<AppServices, SettingsError>, SettingsError> =>
-  Effect.map(searchLayer(settings), (search) =>
-    Layer.mergeAll(
-      search,
-      chatGatewayLayer(settings.file.chat).pipe(Layer.provide([search, OpenAiUpstream.fetchLayer])),
-      ApiKeys.layer(keys),
-      RateLimiter.layer
-    ))
+export const makeServices = (settings: Settings, keys: ReadonlyArray<KeyRecord>): Layer.Layer<AppServices, SettingsError> => {
+  const search = searchLayer(settings)
+  return Layer.mergeAll(
+    search,
+    chatGatewayLayer(settings.file.chat).pipe(Layer.provide([search, OpenAiUpstream.fetchLayer])),
+    ApiKeys.layer(keys),
+    RateLimiter.layer
+  )
+}
 
 /** The HTTP tunables from settings, as a Layer over the ServerOptions reference. */
 export const serverOptionsLayer = (settings: Settings) =>

@@ -95,7 +95,7 @@ export const loadSettings = (readText: ReadText): Effect.Effect<Settings, Settin
       streamKeepAliveSeconds: file.streamKeepAliveSeconds ?? 15,
       logRequests: file.logRequests ?? false,
       search: {
-        backend: file.search?.backend ?? "fixture",
+        backend: file.search?.backend ?? "engine",
         snapshot: file.search?.snapshot,
         documents: file.search?.documents
       },

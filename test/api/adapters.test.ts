@@ -3,11 +3,13 @@
  * server (`npm start`'s entry, as a child process), the embed library's fetch
  * handler, and the Deno adapter run by the deno binary from node_modules.
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createPeriscope, type Periscope } from "../../adapters/embed/index.ts"
+import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
+import { encodeSnapshot } from "../../core/index/Snapshot.ts"
 import { type ChildServer, readSse, spawnDenoServer, spawnNodeServer, TEST_KEY } from "../support/servers.ts"
 
 type Send = (path: string, init: RequestInit) => Promise<Response>
@@ -27,10 +29,12 @@ const get = (key: string | null = TEST_KEY): RequestInit => ({ method: "GET", he
 
 const probes: Array<Probe> = [
   { name: "healthz", path: "/healthz", init: get(null) },
-  { name: "webSearch", path: "/api/search/webSearch", init: json({ keywords: "chat streaming", num: 3 }) },
-  { name: "imageSearch", path: "/api/search/imageSearch", init: json({ keywords: "image search" }) },
-  { name: "chat", path: "/v1/chat/completions", init: json({ messages: [{ role: "user", content: "hello" }] }) },
-  { name: "chat stream", path: "/v1/chat/completions", init: json({ messages: [{ role: "user", content: "hello" }], stream: true, stream_options: { include_usage: true } }) },
+  { name: "webSearch", path: "/api/search/webSearch", init: json({ keywords: "vacuum dead tuples", num: 3 }) },
+  { name: "webSearch with a phrase, exclusion and site:", path: "/api/search/webSearch", init: json({ keywords: "\"query planner\" -python site:docs.example" }) },
+  { name: "webSearch in Japanese", path: "/api/search/webSearch", init: json({ keywords: "東京" }) },
+  { name: "imageSearch", path: "/api/search/imageSearch", init: json({ keywords: "diagram" }) },
+  { name: "chat (grounded)", path: "/v1/chat/completions", init: json({ messages: [{ role: "user", content: "what does ANALYZE collect?" }] }) },
+  { name: "chat stream", path: "/v1/chat/completions", init: json({ messages: [{ role: "user", content: "vacuum" }], stream: true, stream_options: { include_usage: true } }) },
   { name: "models", path: "/v1/models", init: get() },
   { name: "bad num", path: "/api/search/webSearch", init: json({ keywords: "x", num: 0 }) },
   { name: "bad role", path: "/v1/chat/completions", init: json({ messages: [{ role: "robot", content: "x" }] }) },
@@ -54,12 +58,30 @@ let node: ChildServer
 let deno: ChildServer
 let embed: Periscope
 
+/** One snapshot, served by all three. */
+const snapshotOf = () => {
+  const builder = new IndexBuilder()
+  builder.add([
+    { url: "https://docs.example/pg/vacuum", title: "VACUUM", text: "VACUUM reclaims storage occupied by dead tuples.", date: "2024-01-05", images: [{ url: "https://docs.example/img/vacuum.png", alt: "Diagram of dead tuples" }] },
+    { url: "https://docs.example/pg/analyze", title: "ANALYZE", text: "ANALYZE collects statistics for the query planner." },
+    { url: "https://other.example/python/planner", title: "Python planner", text: "A query planner written in python." },
+    { url: "https://docs.example/ja/tokyo", title: "東京の案内", text: "東京は日本の首都です。" }
+  ])
+  return encodeSnapshot(builder.build())
+}
+
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "periscope-adapters-"))
-  embed = createPeriscope({ apiKeys: [TEST_KEY] })
+  const snapshot = snapshotOf()
+  const snapshotPath = join(dataDir, "shared.snapshot")
+  const configPath = join(dataDir, "periscope.json")
+  writeFileSync(snapshotPath, snapshot)
+  writeFileSync(configPath, JSON.stringify({ search: { backend: "engine", snapshot: snapshotPath } }))
+  embed = createPeriscope({ apiKeys: [TEST_KEY], search: { snapshot } })
+  const env = { PERISCOPE_API_KEYS: TEST_KEY, PERISCOPE_CONFIG: configPath }
   ;[node, deno] = await Promise.all([
-    spawnNodeServer({ PERISCOPE_API_KEYS: TEST_KEY, PERISCOPE_DATA_DIR: dataDir }),
-    spawnDenoServer({ PERISCOPE_API_KEYS: TEST_KEY })
+    spawnNodeServer({ ...env, PERISCOPE_DATA_DIR: dataDir }),
+    spawnDenoServer(env)
   ])
 }, 180_000)
 
@@ -79,6 +101,7 @@ describe("Node, Deno and embed answer alike", () => {
       const seen = await Promise.all(targets.map(async ([name, send]) => [name, await observe(await send(probe.path, probe.init))] as const))
       const [, reference] = seen[0]!
       expect(reference.status).toBeGreaterThanOrEqual(200)
+      if (probe.path.includes("Search") && reference.status === 200) expect(JSON.stringify(reference.body)).toContain("docs.example")
       for (const [, observed] of seen.slice(1)) expect(observed).toEqual(reference)
     })
   }

@@ -100,7 +100,7 @@ const waitHealthy = async (url: string, child: ChildProcess, output: () => strin
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output()}`)
     try {
-      const response = await fetch(`${url}/healthz`)
+      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2000) })
       if (response.ok) return
     } catch {
       // not listening yet

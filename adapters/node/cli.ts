@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+/**
+ * The `periscope` command line. `periscope index <sources...>` builds or
+ * updates the search snapshot that `npm start` serves (by default
+ * <PERISCOPE_DATA_DIR>/index.snapshot), with a live progress bar and a
+ * summary at the end. `npm run index -- <sources...>` runs the same.
+ */
+import { resolve } from "node:path"
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { formatSummary, indexSnapshot, silentProgress, terminalProgress } from "./indexCommand.ts"
+import { CRAWL_DEFAULTS } from "./sources/crawl/crawlSource.ts"
+import { openSources } from "./sources/openSources.ts"
+import { loadSettings } from "./settings.ts"
+
+const positiveInt = (name: string, description: string) =>
+  Flag.Int(name).pipe(Flag.withDescription(description), Flag.optional)
+
+const index = Command.make(
+  "index",
+  {
+    sources: Argument.String("sources").pipe(
+      Argument.withDescription(
+        "What to index: folders of .html files (folder=https://published.url/), .warc/.warc.gz, " +
+          ".jsonl/.ndjson, a .txt list of URLs, or URLs (a page to crawl from, or a sitemap .xml)"
+      ),
+      Argument.atLeast(1)
+    ),
+    out: Flag.String("out").pipe(
+      Flag.withDescription("Snapshot file to build or update (default: index.snapshot in PERISCOPE_DATA_DIR, ./.periscope)"),
+      Flag.optional
+    ),
+    fresh: Flag.Boolean("fresh").pipe(
+      Flag.withDescription("Replace the snapshot instead of adding to it"),
+      Flag.withDefault(false)
+    ),
+    baseUrl: Flag.String("base-url").pipe(
+      Flag.withDescription("URL that folders given without =URL are published at"),
+      Flag.optional
+    ),
+    maxPages: positiveInt("max-pages", `Crawl: most pages to fetch (default ${CRAWL_DEFAULTS.maxPages})`),
+    maxDepth: positiveInt("max-depth", `Crawl: most link hops from a start page (default ${CRAWL_DEFAULTS.maxDepth})`),
+    concurrency: positiveInt("concurrency", `Crawl: requests at once, over all hosts (default ${CRAWL_DEFAULTS.concurrency})`),
+    delayMs: positiveInt("delay-ms", `Crawl: pause between requests to one host (default ${CRAWL_DEFAULTS.delayMs})`),
+    timeoutMs: positiveInt("timeout-ms", `Crawl: time limit per page (default ${CRAWL_DEFAULTS.timeoutMs})`),
+    maxBytes: positiveInt("max-bytes", `Size limit per page or file, in bytes (default ${CRAWL_DEFAULTS.maxBytes} for pages)`),
+    maxRedirects: positiveInt("max-redirects", `Crawl: redirects followed per page (default ${CRAWL_DEFAULTS.maxRedirects})`),
+    anySite: Flag.Boolean("any-site").pipe(
+      Flag.withDescription("Crawl: follow links to other sites too (default: stay on the start pages' sites)"),
+      Flag.withDefault(false)
+    ),
+    allowPrivate: Flag.String("allow-private").pipe(
+      Flag.withDescription(
+        "Crawl: hosts on private, loopback or link-local addresses that may be crawled, comma-separated " +
+          "(e.g. intranet.local,10.0.0.5:8080), or 'all'"
+      ),
+      Flag.optional
+    ),
+    quiet: Flag.Boolean("quiet").pipe(Flag.withDescription("No progress display"), Flag.withDefault(false))
+  },
+  Effect.fn("periscope.index")(function*(input) {
+    const settings = yield* loadSettings
+    const out = Option.getOrUndefined(input.out) ?? settings.search.snapshot ?? resolve(settings.dataDir, "index.snapshot")
+    const value = <A>(option: Option.Option<A>) => Option.getOrUndefined(option)
+    const allow = value(input.allowPrivate)
+    const sources = yield* Effect.try({
+      try: () =>
+        openSources(input.sources, {
+          baseUrl: value(input.baseUrl),
+          maxFileBytes: value(input.maxBytes),
+          crawl: {
+            maxPages: value(input.maxPages),
+            maxDepth: value(input.maxDepth),
+            concurrency: value(input.concurrency),
+            delayMs: value(input.delayMs),
+            timeoutMs: value(input.timeoutMs),
+            maxBytes: value(input.maxBytes),
+            maxRedirects: value(input.maxRedirects),
+            anySite: input.anySite,
+            allowPrivate: allow === undefined ? false : allow.trim() === "all" ? true : allow.split(",").map((h) => h.trim()).filter((h) => h !== "")
+          }
+        }),
+      catch: (error) => error as Error
+    })
+    yield* Console.error(`Indexing ${sources.map((s) => s.describe).join(", ")} into ${out}`)
+    const summary = yield* indexSnapshot({
+      sources,
+      out,
+      fresh: input.fresh,
+      progress: input.quiet ? silentProgress : terminalProgress()
+    })
+    yield* Console.log(formatSummary(summary))
+  })
+).pipe(
+  Command.withDescription("Build or update the search snapshot from folders, archives, JSONL files or a crawl"),
+  Command.withExamples([
+    { command: "periscope index ./site=https://docs.example.com/", description: "Index a folder of HTML published at a URL" },
+    { command: "periscope index CC-MAIN-example.warc.gz --out data/cc.snapshot", description: "Index a Common Crawl WARC file" },
+    { command: "periscope index https://docs.example.com/sitemap.xml --max-pages 500", description: "Crawl a site from its sitemap" }
+  ])
+)
+
+const periscope = Command.make("periscope").pipe(
+  Command.withDescription("Periscope: self-hostable search and chat for AI agents"),
+  Command.withSubcommands([index])
+)
+
+periscope.pipe(
+  Command.run({ version: "0.1.0" }),
+  // Bad arguments and snapshot problems are reported as one line naming the argument or file.
+  Effect.catch((error: unknown) =>
+    Effect.sync(() => {
+      const tagged = error as { _tag?: string; argument?: string; subject?: string; setting?: string; message?: string }
+      const where = tagged.argument ?? tagged.subject ?? tagged.setting
+      process.stderr.write(`periscope: ${where === undefined ? "" : `${where}: `}${tagged.message ?? String(error)}\n`)
+      process.exitCode = 1
+    })
+  ),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain
+)

@@ -1,0 +1,329 @@
+/**
+ * The indexing pipeline behind `periscope index`: reads every source, feeds
+ * documents to an IndexBuilder in batches, builds the index and writes the
+ * snapshot atomically (a temporary file renamed over the old one, so a
+ * crash never leaves half a snapshot). An existing snapshot is updated: its
+ * documents are kept and pages read again replace their older versions.
+ *
+ * A bad item never stops the run: it is counted, and a sample of the errors
+ * is kept for the summary. Only a problem with the snapshot itself (an
+ * existing file that cannot be read, a path that cannot be written) fails it.
+ */
+import { existsSync } from "node:fs"
+import cliProgress from "cli-progress"
+import { Effect, Schema } from "effect"
+import type { IndexDocument } from "../../core/index/Document.ts"
+import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
+import type { SearchIndex } from "../../core/index/SearchIndex.ts"
+import { encodeSnapshot } from "../../core/index/Snapshot.ts"
+import { loadSnapshotFile, writeSnapshotFile } from "./snapshotFile.ts"
+import type { DocumentSource } from "./sources/SourceItem.ts"
+
+export class IndexRunError extends Schema.TaggedError<IndexRunError>()("IndexRunError", {
+  /** The file or source the problem is about. */
+  subject: Schema.String,
+  message: Schema.String
+}) {}
+
+/** Counts while the run goes; what progress displays show. */
+export interface IndexProgress {
+  readonly source: string
+  readonly documents: number
+  readonly skipped: number
+  readonly failed: number
+  readonly elapsedMs: number
+}
+
+export interface ProgressView {
+  readonly start: (expected: number | undefined) => void
+  readonly update: (progress: IndexProgress) => void
+  readonly stop: () => void
+}
+
+export const silentProgress: ProgressView = { start: () => {}, update: () => {}, stop: () => {} }
+
+const clock = (ms: number) => {
+  if (!Number.isFinite(ms) || ms < 0) return "?"
+  const s = Math.round(ms / 1000)
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`
+    : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
+}
+
+/**
+ * A live bar on a terminal (documents/s, errors, ETA); on a pipe or CI log,
+ * a plain line every `lineEveryMs` instead, so logs stay readable.
+ */
+export const terminalProgress = (stream: NodeJS.WriteStream = process.stderr, lineEveryMs = 10_000): ProgressView => {
+  let expected: number | undefined
+  let lastLine = 0
+  const bar = stream.isTTY
+    ? new cliProgress.SingleBar({
+      stream,
+      format: "{bar} {value}/{expectedText} items | {rate} docs/s | {skipped} skipped | {failed} errors | ETA {etaText} | {source}",
+      barsize: 24,
+      hideCursor: true,
+      clearOnComplete: false,
+      fps: 5
+    }, cliProgress.Presets.shades_classic)
+    : undefined
+  const tokens = (p: IndexProgress) => {
+    const done = p.documents + p.skipped + p.failed
+    const perMs = done / Math.max(1, p.elapsedMs)
+    return {
+      done,
+      expectedText: expected === undefined ? "?" : String(expected),
+      rate: ((p.documents / Math.max(1, p.elapsedMs)) * 1000).toFixed(1),
+      skipped: p.skipped,
+      failed: p.failed,
+      etaText: expected === undefined || perMs === 0 ? "?" : clock(Math.max(0, expected - done) / perMs),
+      source: p.source.length > 40 ? `...${p.source.slice(-37)}` : p.source
+    }
+  }
+  return {
+    start: (total) => {
+      expected = total
+      bar?.start(Math.max(total ?? 0, 1), 0, { expectedText: total === undefined ? "?" : String(total), rate: "0.0", skipped: 0, failed: 0, etaText: "?", source: "" })
+    },
+    update: (p) => {
+      const t = tokens(p)
+      if (bar !== undefined) {
+        if (expected === undefined || t.done > expected) bar.setTotal(Math.max(t.done, 1))
+        bar.update(t.done, t)
+      } else if (p.elapsedMs - lastLine >= lineEveryMs) {
+        lastLine = p.elapsedMs
+        stream.write(`indexing: ${t.done}/${t.expectedText} items, ${p.documents} documents (${t.rate}/s), ${p.skipped} skipped, ${p.failed} errors, ETA ${t.etaText}\n`)
+      }
+    },
+    stop: () => bar?.stop()
+  }
+}
+
+export interface IndexRunOptions {
+  readonly sources: ReadonlyArray<DocumentSource>
+  /** Snapshot file to write (and to update, when it exists). */
+  readonly out: string
+  /** Ignore an existing snapshot and build from these sources only. */
+  readonly fresh?: boolean | undefined
+  readonly progress?: ProgressView | undefined
+  readonly batchSize?: number | undefined
+  /** How many error messages to keep for the summary. */
+  readonly errorSamples?: number | undefined
+}
+
+export interface IndexSummary {
+  readonly out: string
+  readonly snapshotBytes: number
+  /** Documents and images in the written snapshot. */
+  readonly documents: number
+  readonly images: number
+  /** Documents read from the sources in this run (before duplicates collapse). */
+  readonly read: number
+  /** Documents kept from the previous snapshot. */
+  readonly kept: number
+  /** Same-URL documents collapsed into one (the newest version kept). */
+  readonly duplicates: number
+  /** Pages whose near-duplicates are grouped under them at search time. */
+  readonly nearDuplicates: number
+  readonly skipped: ReadonlyArray<{ readonly reason: string; readonly count: number }>
+  readonly failed: number
+  readonly errors: ReadonlyArray<{ readonly origin: string; readonly message: string }>
+  /** Documents or images the index refused, with the field and rule. */
+  readonly refused: number
+  readonly refusedSamples: ReadonlyArray<{ readonly url: string; readonly reason: string }>
+  /** Time to load the previous snapshot's documents (0 for a fresh build). */
+  readonly loadMs: number
+  readonly readMs: number
+  readonly buildMs: number
+  readonly writeMs: number
+}
+
+const DEFAULT_BATCH = 500
+const DEFAULT_ERROR_SAMPLES = 10
+
+/** The snapshot being updated, or undefined when there is none yet. */
+const loadPrevious = (path: string): Effect.Effect<SearchIndex | undefined, IndexRunError> =>
+  existsSync(path)
+    ? loadSnapshotFile(path).pipe(
+      Effect.mapError((error) =>
+        new IndexRunError({
+          subject: path,
+          message: error._tag === "SnapshotError"
+            ? `is not a readable snapshot (${error.message}); use --fresh to replace it`
+            : error.message
+        })
+      )
+    )
+    : Effect.succeed(undefined)
+
+const nearDuplicateCount = (index: SearchIndex): number => {
+  const cluster = index.parts.pageCluster
+  let grouped = 0
+  for (let doc = 0; doc < cluster.length; doc++) if (cluster[doc] !== doc) grouped++
+  return grouped
+}
+
+const estimateAll = async (sources: ReadonlyArray<DocumentSource>): Promise<number | undefined> => {
+  let total = 0
+  for (const source of sources) {
+    const estimate = source.estimate === undefined ? undefined : await source.estimate().catch(() => undefined)
+    if (estimate === undefined) return undefined
+    total += estimate
+  }
+  return total
+}
+
+interface ReadResult {
+  readonly read: number
+  readonly skipped: ReadonlyArray<{ readonly reason: string; readonly count: number }>
+  readonly failed: number
+  readonly errors: ReadonlyArray<{ readonly origin: string; readonly message: string }>
+  readonly duplicates: number
+  readonly refused: number
+  readonly refusedSamples: ReadonlyArray<{ readonly url: string; readonly reason: string }>
+  readonly readMs: number
+}
+
+/** Reads every source into the builder; never fails: bad items and unreadable sources are counted. */
+const readSources = async (builder: IndexBuilder, options: IndexRunOptions): Promise<ReadResult> => {
+  const progress = options.progress ?? silentProgress
+  const batchSize = options.batchSize ?? DEFAULT_BATCH
+  const sampleLimit = options.errorSamples ?? DEFAULT_ERROR_SAMPLES
+  const refusedSamples: Array<{ url: string; reason: string }> = []
+  let refused = 0
+  let duplicates = 0
+  const skipped = new Map<string, number>()
+  const errors: Array<{ origin: string; message: string }> = []
+  let read = 0
+  let skippedCount = 0
+  let failed = 0
+  let batch: Array<IndexDocument> = []
+  const flush = () => {
+    if (batch.length === 0) return
+    const report = builder.add(batch)
+    batch = []
+    duplicates += report.duplicates
+    refused += report.rejected.length
+    for (const entry of report.rejected) if (refusedSamples.length < sampleLimit) refusedSamples.push(entry)
+  }
+  const fail = (origin: string, message: string) => {
+    failed++
+    if (errors.length < sampleLimit) errors.push({ origin, message })
+  }
+
+  progress.start(await estimateAll(options.sources))
+  const started = performance.now()
+  try {
+    for (const source of options.sources) {
+      try {
+        for await (const item of source.items()) {
+          switch (item._tag) {
+            case "Document":
+              read++
+              batch.push(item.document)
+              if (batch.length >= batchSize) flush()
+              break
+            case "Skipped":
+              skippedCount++
+              skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1)
+              break
+            case "Failed":
+              fail(item.origin, item.message)
+              break
+          }
+          progress.update({
+            source: source.describe,
+            documents: read,
+            skipped: skippedCount,
+            failed,
+            elapsedMs: performance.now() - started
+          })
+        }
+      } catch (error) {
+        // A source that cannot be opened at all (missing file, unreadable folder) is one error.
+        fail(source.describe, error instanceof Error ? error.message : String(error))
+      }
+    }
+    flush()
+  } finally {
+    progress.stop()
+  }
+  return {
+    read,
+    skipped: [...skipped].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count),
+    failed,
+    errors,
+    duplicates,
+    refused,
+    refusedSamples,
+    readMs: performance.now() - started
+  }
+}
+
+/**
+ * Reads the sources, builds and writes the snapshot. Fails only with IndexRunError: the
+ * existing snapshot cannot be read, or the new one cannot be written.
+ */
+export const indexSnapshot = Effect.fn("indexSnapshot")(function*(options: IndexRunOptions) {
+  const loadStart = performance.now()
+  const builder = new IndexBuilder()
+  const previous = options.fresh ? undefined : yield* loadPrevious(options.out)
+  if (previous !== undefined) builder.add(previous.documents())
+  const kept = builder.size
+  const loadMs = performance.now() - loadStart
+
+  const result = yield* Effect.promise(() => readSources(builder, options))
+
+  const buildStart = performance.now()
+  const index = builder.build()
+  const bytes = encodeSnapshot(index)
+  const buildMs = performance.now() - buildStart
+
+  const writeStart = performance.now()
+  yield* writeSnapshotFile(options.out, bytes).pipe(
+    Effect.mapError((error) => new IndexRunError({ subject: error.path, message: error.message }))
+  )
+  const writeMs = performance.now() - writeStart
+
+  const summary: IndexSummary = {
+    out: options.out,
+    snapshotBytes: bytes.byteLength,
+    documents: index.documentCount,
+    images: index.imageCount,
+    kept,
+    nearDuplicates: nearDuplicateCount(index),
+    loadMs,
+    buildMs,
+    writeMs,
+    ...result
+  }
+  return summary
+})
+
+const number = (n: number) => n.toLocaleString("en-US")
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`
+
+/** The end-of-run report, as lines for a terminal. */
+export const formatSummary = (summary: IndexSummary): string => {
+  const totalMs = summary.loadMs + summary.readMs + summary.buildMs + summary.writeMs
+  const rate = summary.readMs > 0 ? (summary.read / summary.readMs) * 1000 : 0
+  const lines = [
+    `Indexed ${number(summary.read)} documents in ${seconds(totalMs)} (${rate.toFixed(1)} documents/s read and extracted; ` +
+    `${summary.kept > 0 ? `load previous ${seconds(summary.loadMs)}, ` : ""}build ${seconds(summary.buildMs)}, write ${seconds(summary.writeMs)}).`,
+    `Snapshot ${summary.out} (${megabytes(summary.snapshotBytes)}): ${number(summary.documents)} documents, ` +
+    `${number(summary.images)} images${summary.kept > 0 ? `, ${number(summary.kept)} carried over from the previous snapshot` : ""}.`,
+    `Duplicates collapsed: ${number(summary.duplicates)} with the same URL (newest kept), ` +
+    `${number(summary.nearDuplicates)} near-duplicate pages grouped at search time.`
+  ]
+  const skippedTotal = summary.skipped.reduce((sum, s) => sum + s.count, 0)
+  lines.push(`Skipped: ${number(skippedTotal)}${skippedTotal === 0 ? "" : ":"}`)
+  for (const { reason, count } of summary.skipped.slice(0, 15)) lines.push(`  ${number(count).padStart(7)}  ${reason}`)
+  if (summary.skipped.length > 15) lines.push(`  ... and ${summary.skipped.length - 15} other reasons`)
+  if (summary.refused > 0) {
+    lines.push(`Refused by the index: ${number(summary.refused)} (showing ${summary.refusedSamples.length}):`)
+    for (const { url, reason } of summary.refusedSamples) lines.push(`  ${url || "(no url)"}: ${reason}`)
+  }
+  lines.push(`Errors: ${number(summary.failed)}${summary.failed === 0 ? "" : ` (showing ${summary.errors.length}):`}`)
+  for (const { origin, message } of summary.errors) lines.push(`  ${origin}: ${message}`)
+  return lines.join("\n")
+}

@@ -1,0 +1,64 @@
+/**
+ * The index a fresh install starts with: the documentation of the packages in
+ * node_modules (READMEs linked to their npm pages, docs folders linked to the
+ * packaged files), built without network on the first `npm start` when no
+ * snapshot exists, so web and image search answer real results at once.
+ *
+ * The lead's start path calls `buildStarterIndex` (or `ensureStarterIndex`,
+ * which does nothing when a snapshot is already there) and logs `message`.
+ */
+import { existsSync } from "node:fs"
+import { resolve } from "node:path"
+import { Effect } from "effect"
+import { formatSummary, type IndexRunError, indexSnapshot, type IndexSummary } from "./indexCommand.ts"
+import { nodeModulesSource } from "./sources/nodeModulesSource.ts"
+
+export interface StarterIndexOptions {
+  /** PERISCOPE_DATA_DIR; the snapshot goes to <dataDir>/index.snapshot unless `out` says otherwise. */
+  readonly dataDir: string
+  /** Where installed packages are (default: ./node_modules of the working directory). */
+  readonly nodeModules?: string | undefined
+  readonly out?: string | undefined
+}
+
+export interface StarterIndexResult {
+  readonly summary: IndexSummary
+  /** What to log: what was indexed, and how to index your own site instead. */
+  readonly message: string
+}
+
+export const starterSnapshotPath = (options: StarterIndexOptions): string =>
+  options.out ?? resolve(options.dataDir, "index.snapshot")
+
+const howToIndexYourOwn = (out: string) =>
+  [
+    "To search your own pages, index them into the same snapshot (it is updated, not replaced; add --fresh to replace it):",
+    "  npm run index -- ./public=https://docs.example.com/      a folder of .html files and the URL it is published at",
+    "  npm run index -- https://docs.example.com/sitemap.xml     a crawl from a sitemap (robots.txt honoured)",
+    "  npm run index -- crawl.warc.gz  pages.jsonl               WARC archives and JSONL documents",
+    `The snapshot is ${out}; restart Periscope, or send it SIGHUP, to serve the new one.`
+  ].join("\n")
+
+/** Builds the starter snapshot from node_modules (replacing any snapshot at that path). */
+export const buildStarterIndex = (options: StarterIndexOptions): Effect.Effect<StarterIndexResult, IndexRunError> => {
+  const nodeModules = options.nodeModules ?? resolve("node_modules")
+  const out = starterSnapshotPath(options)
+  return Effect.map(
+    indexSnapshot({ sources: [nodeModulesSource(nodeModules)], out, fresh: true }),
+    (summary) => ({
+      summary,
+      message: [
+        `No search index was found, so Periscope built a starter index: ${summary.documents} documentation ` +
+        `pages of the packages installed in ${nodeModules} (no network used).`,
+        formatSummary(summary),
+        howToIndexYourOwn(out)
+      ].join("\n")
+    })
+  )
+}
+
+/** Builds the starter snapshot only when none exists yet; undefined when one was already there. */
+export const ensureStarterIndex = (
+  options: StarterIndexOptions
+): Effect.Effect<StarterIndexResult | undefined, IndexRunError> =>
+  existsSync(starterSnapshotPath(options)) ? Effect.succeed(undefined) : buildStarterIndex(options)

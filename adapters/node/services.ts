@@ -5,9 +5,9 @@ import { ServerOptions } from "../../core/api/ServerOptions.ts"
 import { ApiKeys } from "../../core/auth/ApiKeys.ts"
 import type { KeyRecord } from "../../core/auth/KeyRecord.ts"
 import { RateLimiter } from "../../core/auth/RateLimiter.ts"
-import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
 import { chatGatewayLayer } from "../../core/chat/ChatSetup.ts"
 import { searchLayer } from "./searchBackend.ts"
+import { NodeUpstreamClient } from "./upstreamClient.ts"
 import type { Settings, SettingsError } from "./settings.ts"
 
 /**
@@ -19,7 +19,7 @@ export const makeServices = (settings: Settings, keys: ReadonlyArray<KeyRecord>)
   const search = searchLayer(settings)
   return Layer.mergeAll(
     search,
-    chatGatewayLayer(settings.file.chat).pipe(Layer.provide([search, OpenAiUpstream.fetchLayer])),
+    chatGatewayLayer(settings.file.chat).pipe(Layer.provide([search, NodeUpstreamClient])),
     ApiKeys.layer(keys),
     RateLimiter.layer
   )

@@ -1,5 +1,5 @@
 /** /v1/chat/completions (JSON or SSE) and /v1/models over the ChatModel service. */
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ChatCompletionResponse } from "../chat/ChatCompletion.ts"
@@ -41,7 +41,7 @@ export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fn
         const body = yield* decodeJsonBody(request, CHAT_BODY_LIMIT, decodeChatRequest)
         const chatRequest = toChatRequest(body, body.model ?? chat.defaultModel)
         const id = completionId()
-        const created = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+        const created = Math.floor(Date.now() / 1000)
         if (chatRequest.stream) {
           const options = yield* ServerOptions
           const events = sequenceChunks(

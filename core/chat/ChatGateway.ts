@@ -174,10 +174,18 @@ const makeGateway = (model: ChatModel["Service"], policy: ValidationPolicy): Cha
     content: makeContentCheck(request.response_format)
   })
 
-  const complete = (request: ChatRequest): Effect.Effect<GatewayResult, ChatModelError> =>
+  const complete = (request: ChatRequest): Effect.Effect<GatewayResult, ChatModelError> => {
+    const checks = checksOf(request)
+    return Effect.flatMap(completeOnce(request), (first) =>
+      // Nothing to validate (no tools, no JSON format, no tool calls) and usage reported: only stops apply.
+      first.usage !== undefined && checks.catalog.names.length === 0 && checks.content === undefined &&
+        first.choices.every((c) => (c.message.tool_calls?.length ?? 0) === 0)
+        ? Effect.succeed({ model: first.model, choices: first.choices.map((c) => stopped(c, request.stop)), usage: first.usage })
+        : settleAll(request, checks, first))
+  }
+
+  const settleAll = (request: ChatRequest, checks: Checks, first: ChatResult): Effect.Effect<GatewayResult, ChatModelError> =>
     Effect.gen(function*() {
-      const checks = checksOf(request)
-      const first = yield* completeOnce(request)
       const usages: Array<Usage | undefined> = [first.usage]
       const choices: Array<ChatChoice> = []
       for (const raw of first.choices) {

@@ -15,18 +15,24 @@ interface Tokenizer {
   readonly truncate: (text: string, max: number) => string
 }
 
-let loaded: Promise<Tokenizer> | undefined
+let loading: Promise<Tokenizer> | undefined
+let loaded: Tokenizer | undefined
 const loadTokenizer = (): Promise<Tokenizer> =>
-  (loaded ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => ({
-    count: (text: string) => (text === "" ? 0 : m.countTokens(text)),
-    truncate: (text: string, max: number) => {
-      const tokens = m.encode(text)
-      return tokens.length <= max ? text : m.decode(tokens.slice(0, max))
+  (loading ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => {
+    loaded = {
+      count: (text: string) => (text === "" ? 0 : m.countTokens(text)),
+      truncate: (text: string, max: number) => {
+        const tokens = m.encode(text)
+        return tokens.length <= max ? text : m.decode(tokens.slice(0, max))
+      }
     }
-  })))
+    return loaded
+  }))
 
-/** The tokenizer, loaded once per process. */
-export const tokenizer: Effect.Effect<Tokenizer> = Effect.promise(loadTokenizer)
+/** The tokenizer, loaded once per process; after that, synchronously (no async hop per request). */
+export const tokenizer: Effect.Effect<Tokenizer> = Effect.suspend(() =>
+  loaded !== undefined ? Effect.succeed(loaded) : Effect.promise(loadTokenizer)
+)
 
 /** The counter, loaded once per process. */
 export const tokenCounter: Effect.Effect<Counter> = Effect.map(tokenizer, (t) => t.count)

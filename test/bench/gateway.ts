@@ -124,47 +124,81 @@ const throughput = (path: Path) =>
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 
-/** One request at a time: whole-request latency, or time to the first SSE data event. */
-const sequential = async (path: Path, stream: boolean) => {
-  const times: Array<number> = []
+/** One request: its whole latency, or the time to its first SSE data event. */
+const once = async (path: Path, stream: boolean): Promise<number> => {
+  const start = performance.now()
+  const response = await fetch(path.url, { method: "POST", headers: path.headers, body: bodyOf(path, stream) })
+  if (!stream) {
+    await response.text()
+    return performance.now() - start
+  }
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let text = ""
+  let first: number | undefined
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    text += decoder.decode(value, { stream: true })
+    if (first === undefined && text.includes("data: {")) first = performance.now() - start
+  }
+  if (!text.includes("data: [DONE]")) throw new Error(`stream without [DONE]: ${text.slice(0, 120)}`)
+  return first!
+}
+
+/**
+ * One request at a time, the paths taking turns, so that every path sees the
+ * same machine: p50 and p99 per path. A path whose streaming fails is dropped
+ * from the turns and reported.
+ */
+const sequential = async (stream: boolean) => {
+  const times = new Map<string, Array<number>>(paths.map((p) => [p.name, []]))
+  const failures = new Map<string, string>()
   for (let i = 0; i < samples + 20; i++) {
-    const start = performance.now()
-    const response = await fetch(path.url, { method: "POST", headers: path.headers, body: bodyOf(path, stream) })
-    if (stream) {
-      const reader = response.body!.getReader()
-      const decoder = new TextDecoder()
-      let text = ""
-      let first: number | undefined
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        text += decoder.decode(value, { stream: true })
-        if (first === undefined && text.includes("data: {")) first = performance.now() - start
+    for (const path of paths) {
+      if (failures.has(path.name)) continue
+      try {
+        const t = await once(path, stream)
+        if (i >= 20) times.get(path.name)!.push(t)
+      } catch (error) {
+        failures.set(path.name, (error as Error).message)
       }
-      if (!text.includes("data: [DONE]")) throw new Error(`stream without [DONE]: ${text.slice(0, 120)}`)
-      if (i >= 20) times.push(first!)
-    } else {
-      await response.text()
-      if (i >= 20) times.push(performance.now() - start)
     }
   }
-  times.sort((a, b) => a - b)
-  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) }
+  const result = new Map<string, { p50: number; p99: number } | string>()
+  for (const path of paths) {
+    const sorted = times.get(path.name)!.sort((a, b) => a - b)
+    result.set(path.name, failures.get(path.name) ?? { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) })
+  }
+  return result
 }
 
 interface Row { name: string; rps: number; p50: number; p99: number; ttfc50: number | undefined; ttfc99: number | undefined; errors: number }
 const rows: Array<Row> = []
 const streamFailures: Array<string> = []
+const loads = new Map<string, autocannon.Result>()
 for (const path of paths) {
-  await throughput({ ...path }).catch(() => undefined) // warm-up
-  const load = await throughput(path)
-  const latency = await sequential(path, false)
-  // A path whose streaming fails is reported, not hidden (Portkey's, see the note it prints).
-  const ttfc = await sequential(path, true).catch((error: Error) => {
-    streamFailures.push(`${path.name}: streaming failed: ${error.message}`)
-    return undefined
+  await throughput(path).catch(() => undefined) // warm-up
+  loads.set(path.name, await throughput(path))
+}
+const latency = await sequential(false)
+const firstChunk = await sequential(true)
+for (const path of paths) {
+  const load = loads.get(path.name)!
+  const whole = latency.get(path.name)!
+  if (typeof whole === "string") throw new Error(`${path.name}: ${whole}`)
+  const ttfc = firstChunk.get(path.name)!
+  // A path whose streaming fails is reported, not hidden (Portkey's, see the note below).
+  if (typeof ttfc === "string") streamFailures.push(`${path.name}: streaming failed: ${ttfc}`)
+  rows.push({
+    name: path.name,
+    rps: load.requests.average,
+    p50: whole.p50,
+    p99: whole.p99,
+    ttfc50: typeof ttfc === "string" ? undefined : ttfc.p50,
+    ttfc99: typeof ttfc === "string" ? undefined : ttfc.p99,
+    errors: load.non2xx + load.errors
   })
-  rows.push({ name: path.name, rps: load.requests.average, p50: latency.p50, p99: latency.p99, ttfc50: ttfc?.p50, ttfc99: ttfc?.p99, errors: load.non2xx + load.errors })
 }
 
 for (const child of children) child.kill("SIGTERM")

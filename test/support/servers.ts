@@ -19,7 +19,7 @@ import { RateLimiter } from "../../core/auth/RateLimiter.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
-import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
+import { NodeUpstreamClient } from "../../adapters/node/upstreamClient.ts"
 import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import { chatGatewayLayer } from "../../core/chat/ChatSetup.ts"
 import type { ChatConfig } from "../../core/config/ChatConfig.ts"
@@ -49,7 +49,7 @@ export interface InProcessOptions {
 export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppServices> => {
   const search = options.search ?? FixtureSearchLayer(sampleDocuments)
   const chat = options.chatConfig !== undefined
-    ? chatGatewayLayer(options.chatConfig).pipe(Layer.provide([search, OpenAiUpstream.fetchLayer]), Layer.orDie)
+    ? chatGatewayLayer(options.chatConfig).pipe(Layer.provide([search, NodeUpstreamClient]), Layer.orDie)
     : ChatGateway.layer(options.validation).pipe(Layer.provide(options.chat ?? ScriptedChatLayer(unconfiguredChat)))
   return Layer.mergeAll(
     search,

@@ -76,8 +76,9 @@ const isJsonContent = (response: HttpClientResponse.HttpClientResponse): boolean
   (response.headers["content-type"] ?? "").includes("application/json")
 
 export const make = Effect.gen(function*() {
-  // Scoped requests: closing the request's Scope aborts it, whatever stage it is in.
-  const http = HttpClient.withScope(yield* HttpClient.HttpClient)
+  const base = yield* HttpClient.HttpClient
+  // Streams: closing the request's Scope aborts it, whatever stage it is in.
+  const http = HttpClient.withScope(base)
 
   const fail = (target: UpstreamTarget, failure: Failure): UpstreamError =>
     new UpstreamError({
@@ -118,6 +119,20 @@ export const make = Effect.gen(function*() {
     http.execute(request).pipe(
       Scope.provide(scope),
       // Our trace ids are no business of a third-party model server.
+      Effect.provideService(HttpClient.TracerPropagationEnabled, false),
+      Effect.mapError((error) =>
+        fail(target, { kind: "connect", beforeFirstByte: true, message: `could not reach the upstream: ${describeCause(httpCause(error))}` })
+      )
+    )
+
+  /**
+   * Whole completions use the plain client: it aborts the request when the
+   * fiber is interrupted while waiting for the answer or reading its body,
+   * and, unlike the scoped client, does not abort (building a DOMException
+   * with its stack) after every request that completed.
+   */
+  const sendWhole = (target: UpstreamTarget, request: HttpClientRequest.HttpClientRequest) =>
+    base.execute(request).pipe(
       Effect.provideService(HttpClient.TracerPropagationEnabled, false),
       Effect.mapError((error) =>
         fail(target, { kind: "connect", beforeFirstByte: true, message: `could not reach the upstream: ${describeCause(httpCause(error))}` })
@@ -172,9 +187,8 @@ export const make = Effect.gen(function*() {
    * long generations short).
    */
   const completeOnce = (target: UpstreamTarget, request: ChatRequest, body: string) =>
-    Effect.scoped(Effect.gen(function*() {
-      const scope = yield* Effect.scope
-      const response = yield* send(target, buildRequest(target, body, false), scope)
+    Effect.gen(function*() {
+      const response = yield* sendWhole(target, buildRequest(target, body, false))
       if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
       const text = yield* response.text.pipe(Effect.mapError((error) =>
         fail(target, { kind: "stream", beforeFirstByte: true, message: `the upstream connection broke while sending the answer: ${describeCause(httpCause(error))}` })
@@ -191,7 +205,7 @@ export const make = Effect.gen(function*() {
       const { choices, usage } = normalized.success
       const result: ChatResult = usage === undefined ? { model: request.model, choices } : { model: request.model, choices, usage }
       return result
-    })).pipe(
+    }).pipe(
       Effect.timeoutOrElse({
         duration: target.timeouts.firstTokenMs,
         orElse: () => Effect.fail(timeout(target, "first-token", target.timeouts.firstTokenMs, true))

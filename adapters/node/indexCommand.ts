@@ -172,16 +172,8 @@ const estimateAll = async (sources: ReadonlyArray<DocumentSource>): Promise<numb
   return total
 }
 
-interface ReadResult {
-  readonly read: number
-  readonly skipped: ReadonlyArray<{ readonly reason: string; readonly count: number }>
-  readonly failed: number
-  readonly errors: ReadonlyArray<{ readonly origin: string; readonly message: string }>
-  readonly duplicates: number
-  readonly refused: number
-  readonly refusedSamples: ReadonlyArray<{ readonly url: string; readonly reason: string }>
-  readonly readMs: number
-}
+/** What reading the sources found, before the build. */
+type ReadResult = Pick<IndexSummary, "read" | "skipped" | "failed" | "errors" | "duplicates" | "refused" | "refusedSamples" | "readMs">
 
 /** Reads every source into the builder; never fails: bad items and unreadable sources are counted. */
 const readSources = async (builder: IndexBuilder, options: IndexRunOptions): Promise<ReadResult> => {

@@ -5,16 +5,15 @@
  *
  *   node test/bench/http.ts [--seconds 10] [--connections 32]
  *
+ * Periscope runs the Node adapter's server (the full route stack) over the
+ * fixture and scripted backends; the bare server does the same backend work.
  * Each server runs in its own process; autocannon drives it from this one.
  * Two cores: compare the ratio column, not absolute numbers.
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import autocannon from "autocannon"
-import { hashKey } from "../../core/auth/KeyRecord.ts"
 import { freePort } from "../support/servers.ts"
 
 const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" } } })
@@ -65,13 +64,9 @@ const load = (url: string, path: string, body: string, duration: number) =>
       duration
     }, (error, result) => (error ? fail(error) : done(result))))
 
-const dataDir = mkdtempSync(join(tmpdir(), "periscope-bench-"))
-// The bench key's limit is far above what the run sends: the rate limiter still runs on every request.
-const keysFile = join(dataDir, "keys.json")
-writeFileSync(keysFile, JSON.stringify({ keys: [{ name: "bench", sha256: hashKey(KEY), requestsPerMinute: 1_000_000_000 }] }))
 const servers = [
   await start("bare node:http", ["test/bench/support/bareHttpServer.ts", "$PORT"], {}),
-  await start("Periscope (Node)", ["adapters/node/main.ts"], { PERISCOPE_KEYS_FILE: keysFile, PERISCOPE_DATA_DIR: dataDir })
+  await start("Periscope (Node)", ["test/bench/support/periscopeBenchServer.ts", "$PORT", KEY], {})
 ]
 
 console.log(`HTTP bench: ${connections} connections, ${seconds} s per run, ${process.version}, ${(await import("node:os")).cpus().length} cores\n`)
@@ -88,7 +83,6 @@ for (const endpoint of endpoints) {
   }
 }
 for (const server of servers) server.stop()
-rmSync(dataDir, { recursive: true, force: true })
 
 const header = ["endpoint", "server", "req/s", "p50 ms", "p99 ms", "vs bare"]
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))

@@ -22,6 +22,16 @@ describe("toolchain", () => {
     expect(stderr).toMatch(/Check .*core\/api\/HttpApp\.ts/)
   }, 300_000)
 
+  it("deno.json maps each npm import to the version package.json pins", () => {
+    const deno = JSON.parse(readFileSync(resolve(root, "deno.json"), "utf8")) as { imports: Record<string, string> }
+    const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { dependencies: Record<string, string> }
+    for (const [name, target] of Object.entries(deno.imports)) {
+      const bare = name.replace(/\/$/, "")
+      expect(pkg.dependencies[bare], `${bare} is a dependency`).toBeDefined()
+      expect(target).toBe(name.endsWith("/") ? `npm:/${bare}@${pkg.dependencies[bare]}/` : `npm:${bare}@${pkg.dependencies[bare]}`)
+    }
+  })
+
   it("core/ imports no node:*, Deno or process", () => {
     const offenders = filesUnder(resolve(root, "core")).filter((file) => {
       const source = readFileSync(file, "utf8")

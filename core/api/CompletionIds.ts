@@ -1,4 +1,4 @@
-/** Identifiers of completions and tool calls: a prefix and 24 random base62 characters. */
+/** Identifiers of completions: a prefix and 24 random base62 characters. */
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 // Random bytes are drawn 4 KiB at a time: one getRandomValues call per ~170 ids instead of one each.
@@ -17,4 +17,3 @@ export const randomId = (prefix: string, length = 24): string => {
 }
 
 export const completionId = (): string => randomId("chatcmpl-")
-export const toolCallId = (): string => randomId("call_")

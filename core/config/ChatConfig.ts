@@ -6,6 +6,7 @@
  */
 import { Schema } from "effect"
 import { ruledNumber, ruledString } from "../api/Rules.ts"
+import { presetNames } from "../backends/openai/ParameterPresets.ts"
 import { ForwardedParams } from "../chat/Upstream.ts"
 
 const optionalKey = Schema.optionalKey
@@ -33,9 +34,7 @@ export const UpstreamConfig = Schema.Struct({
   /** The environment variable that holds the key. */
   apiKeyEnv: optionalKey(nonEmpty("must be an environment variable name")),
   /** openai, vllm, ollama, llamacpp or passthrough (default). */
-  preset: optionalKey(Schema.Literals(["openai", "vllm", "ollama", "llamacpp", "passthrough"]).annotate({
-    message: "must be one of openai, vllm, ollama, llamacpp, passthrough"
-  })),
+  preset: optionalKey(Schema.Literals(presetNames).annotate({ message: `must be one of ${presetNames.join(", ")}` })),
   /** Per-field rules laid over the preset's. */
   params: optionalKey(ParamsSchema),
   /** Whether it answers n > 1 itself; default from the preset. */

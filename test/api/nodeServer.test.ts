@@ -102,6 +102,16 @@ describe("settings are validated at start", () => {
     writeFileSync(file, JSON.stringify({ port: "8080" }))
     return fails({ PERISCOPE_CONFIG: file }, /PERISCOPE_CONFIG .*: port: must be an integer from 1 to 65535, got "8080"/)
   })
+  it("names a chat target that points at no upstream", () => {
+    const file = join(tempDir(), "periscope.json")
+    writeFileSync(file, JSON.stringify({ chat: { upstreams: { a: { baseUrl: "http://127.0.0.1:9/v1" } }, models: [{ name: "m", targets: [{ upstream: "b", model: "x" }] }] } }))
+    return fails({ PERISCOPE_CONFIG: file }, /PERISCOPE_CONFIG .*: chat\.models\[0\]\.targets\[0\]\.upstream: names no upstream in chat\.upstreams \("b"\)/)
+  })
+  it("names an upstream key variable that is not set", () => {
+    const file = join(tempDir(), "periscope.json")
+    writeFileSync(file, JSON.stringify({ chat: { upstreams: { a: { baseUrl: "http://127.0.0.1:9/v1", apiKeyEnv: "PERISCOPE_TEST_UNSET_KEY" } }, models: [{ name: "m", targets: [{ upstream: "a", model: "x" }] }] } }))
+    return fails({ PERISCOPE_CONFIG: file }, /Invalid configuration: chat\.upstreams\.a\.apiKeyEnv: names PERISCOPE_TEST_UNSET_KEY, which is not set/)
+  })
   it("names a config file that is not JSON", () => {
     const file = join(tempDir(), "periscope.json")
     writeFileSync(file, "port = 8080")

@@ -4,7 +4,8 @@
  * estimate for others. The ranks load lazily (about 150 ms) on first use.
  */
 import { Effect } from "effect"
-import type { ChatMessage } from "./ChatRequest.ts"
+import type { Usage } from "./ChatCompletion.ts"
+import type { ChatMessage, ChatRequest } from "./ChatRequest.ts"
 import { contentText } from "./ChatRequest.ts"
 
 type Counter = (text: string) => number
@@ -50,3 +51,13 @@ export const countPromptTokens = (count: Counter, messages: ReadonlyArray<ChatMe
   }
   return total
 }
+
+/** Usage counted with the tokenizer when the backend reports none: the prompt once per request made. */
+export const countUsage = (request: ChatRequest, completions: ReadonlyArray<string>, requests: number): Effect.Effect<Usage> =>
+  Effect.map(tokenCounter, (count) => {
+    const prompt = countPromptTokens(count, request.messages) * requests
+    let completion = 0
+    for (const text of completions) completion += count(text)
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+  })
+

@@ -1,0 +1,92 @@
+/**
+ * Judging one finished choice: its tool calls against the request's tools
+ * and its content against the response format, the error a caller sees when
+ * it stays invalid, and the messages that tell the model what to fix.
+ */
+import type { AnswerToolCall, FinishReason } from "./ChatCompletion.ts"
+import { ChatModelError } from "./ChatError.ts"
+import type { ChatMessage, ChatRequest, ToolCall } from "./ChatRequest.ts"
+import { makeContentCheck, ToolCatalog, type Verdict } from "./ToolValidation.ts"
+
+/**
+ * What happens to a tool call or JSON reply that fails validation:
+ * pass: it goes out, marked with `periscope_validation`; repair: broken JSON
+ * is fixed with jsonrepair, then validated; retry: the model is asked again
+ * with the validation error, up to `retries` times. Still invalid after
+ * repair or retries: the request fails with a clear error.
+ */
+export interface ValidationPolicy {
+  readonly mode: "pass" | "repair" | "retry"
+  readonly retries: number
+}
+
+export const defaultValidationPolicy: ValidationPolicy = { mode: "retry", retries: 2 }
+
+export type Problem = { readonly kind: "tool"; readonly index: number; readonly error: string } | { readonly kind: "content"; readonly error: string }
+
+export interface Checks {
+  readonly catalog: ToolCatalog
+  readonly content: ((content: string) => Verdict) | undefined
+}
+
+export const problemsOf = (checks: Checks, content: string | null, toolCalls: ReadonlyArray<ToolCall>): Array<Problem> => {
+  const problems: Array<Problem> = []
+  toolCalls.forEach((call, index) => {
+    const verdict = checks.catalog.check(call)
+    if (!verdict.ok) problems.push({ kind: "tool", index, error: `tool call ${call.function.name} ${verdict.error}` })
+  })
+  // A reply that only calls tools has no content to hold to the response format.
+  if (checks.content !== undefined && !(toolCalls.length > 0 && (content === null || content === ""))) {
+    const verdict = checks.content(content ?? "")
+    if (!verdict.ok) problems.push({ kind: "content", error: verdict.error })
+  }
+  return problems
+}
+
+const describeProblems = (problems: ReadonlyArray<Problem>) => problems.map((p) => p.error).join("; ")
+
+export const invalidOutput = (problems: ReadonlyArray<Problem>, after: string) =>
+  new ChatModelError({
+    reason: "upstream",
+    code: problems.some((p) => p.kind === "tool") ? "tool_call_invalid" : "response_format_invalid",
+    message: `the model's reply failed validation ${after}: ${describeProblems(problems)}`
+  })
+
+/** The messages that tell the model what was wrong, for a retry. */
+export const feedbackMessages = (content: string | null, toolCalls: ReadonlyArray<ToolCall>, problems: ReadonlyArray<Problem>): Array<ChatMessage> => {
+  const messages: Array<ChatMessage> = [{
+    role: "assistant",
+    content: content === "" ? null : content,
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {})
+  }]
+  toolCalls.forEach((call, index) => {
+    const problem = problems.find((p) => p.kind === "tool" && p.index === index)
+    messages.push({
+      role: "tool",
+      tool_call_id: call.id,
+      content: problem === undefined
+        ? "Not run: another call in this turn was invalid. Repeat every call with valid arguments."
+        : `Error: ${problem.error}. Call the tool again with arguments that match its JSON Schema.`
+    })
+  })
+  const contentProblem = problems.find((p) => p.kind === "content")
+  if (contentProblem !== undefined) {
+    messages.push({ role: "user", content: `Your reply was rejected: ${contentProblem.error}. Reply again with only JSON in the required format.` })
+  }
+  return messages
+}
+
+/** The output of one choice as the validator sees it. */
+export interface Output {
+  readonly content: string | null
+  readonly reasoning: string
+  readonly toolCalls: ReadonlyArray<AnswerToolCall>
+  readonly finish: FinishReason
+  readonly note?: { readonly valid: boolean; readonly error: string } | undefined
+}
+
+
+export const checksOf = (request: ChatRequest): Checks => ({
+  catalog: new ToolCatalog(request.tools),
+  content: makeContentCheck(request.response_format)
+})

@@ -90,32 +90,44 @@ export const makeModelRouter = (client: UpstreamClient["Service"], options: Rout
       message: `model ${JSON.stringify(model)} does not exist; GET /v1/models lists the models`
     })
 
+  /** Where a request goes: a builtin model, the ordered targets of a route, or nowhere. */
+  type Destination =
+    | { readonly _tag: "Builtin"; readonly model: ChatModel["Service"] }
+    | { readonly _tag: "Route"; readonly route: Route; readonly targets: ReadonlyArray<UpstreamTarget> }
+    | { readonly _tag: "Unknown"; readonly error: ChatModelError }
+
+  const destinationOf = (model: string): Destination => {
+    const builtin = builtins.get(model)
+    if (builtin !== undefined) return { _tag: "Builtin", model: builtin }
+    const route = routes.get(model)
+    if (route === undefined) return { _tag: "Unknown", error: unknownModel(model) }
+    return { _tag: "Route", route, targets: orderTargets(route.targets, random()) }
+  }
+
+  /** The next target gets the request when this one failed before its first byte. */
+  const fallsBack = (error: UpstreamError, i: number, targets: ReadonlyArray<UpstreamTarget>) =>
+    i + 1 < targets.length && isRetryable(error)
+
   const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
-    const builtin = builtins.get(request.model)
-    if (builtin !== undefined) return builtin.complete(request)
-    const route = routes.get(request.model)
-    if (route === undefined) return Effect.fail(unknownModel(request.model))
-    const targets = orderTargets(route.targets, random())
+    const to = destinationOf(request.model)
+    if (to._tag === "Builtin") return to.model.complete(request)
+    if (to._tag === "Unknown") return Effect.fail(to.error)
     const attempt = (i: number): Effect.Effect<ChatResult, ChatModelError> =>
-      client.complete(targets[i]!, request).pipe(
-        Effect.map((result) => ({ ...result, model: route.name })),
-        Effect.catchTag("UpstreamError", (error) =>
-          i + 1 < targets.length && isRetryable(error) ? attempt(i + 1) : Effect.fail(toChatError(error)))
+      client.complete(to.targets[i]!, request).pipe(
+        Effect.map((result) => ({ ...result, model: to.route.name })),
+        Effect.catchTag("UpstreamError", (error) => fallsBack(error, i, to.targets) ? attempt(i + 1) : Effect.fail(toChatError(error)))
       )
     return attempt(0)
   }
 
   const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => {
-    const builtin = builtins.get(request.model)
-    if (builtin !== undefined) return builtin.stream(request)
-    const route = routes.get(request.model)
-    if (route === undefined) return Stream.fail(unknownModel(request.model))
-    const targets = orderTargets(route.targets, random())
+    const to = destinationOf(request.model)
+    if (to._tag === "Builtin") return to.model.stream(request)
+    if (to._tag === "Unknown") return Stream.fail(to.error)
     // An error before the first byte comes before any chunk, so switching targets shows nothing twice.
     const attempt = (i: number): Stream.Stream<ChatChunk, ChatModelError> =>
-      client.stream(targets[i]!, request).pipe(
-        Stream.catchTag("UpstreamError", (error) =>
-          i + 1 < targets.length && isRetryable(error) ? attempt(i + 1) : Stream.fail(toChatError(error)))
+      client.stream(to.targets[i]!, request).pipe(
+        Stream.catchTag("UpstreamError", (error) => fallsBack(error, i, to.targets) ? attempt(i + 1) : Stream.fail(toChatError(error)))
       )
     return attempt(0)
   }

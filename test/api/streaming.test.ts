@@ -3,10 +3,9 @@
  * comments, a mid-stream failure reported as an error event then [DONE], and
  * a client that disconnects interrupting the backend within one second.
  */
-import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ScriptedEnd, ScriptedChatLayer, type ScriptedReply } from "../../core/backends/ScriptedChat.ts"
-import { authHeaders, readSse, type RunningServer, startInProcess, TEST_KEY } from "../support/servers.ts"
+import { authHeaders, disconnectMidStream, readSse, type RunningServer, startInProcess, TEST_KEY } from "../support/servers.ts"
 
 const ends: Array<ScriptedEnd & { at: number }> = []
 let server: RunningServer
@@ -109,24 +108,13 @@ describe("SSE chat stream", () => {
   })
 
   it("interrupts the backend within one second of the client disconnecting", async () => {
-    const url = new URL(`${server.url}/v1/chat/completions`)
     const before = ends.length
-    const disconnectedAt = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: authHeaders() }, (res) => {
-        let received = 0
-        res.on("data", (chunk: Buffer) => {
-          received += chunk.length
-          if (received > 500) {
-            const at = Date.now()
-            req.destroy()
-            resolve(at)
-          }
-        })
-        res.on("error", () => {})
-      })
-      req.on("error", (e) => (e.message.includes("aborted") || e.message.includes("socket hang up") ? undefined : reject(e)))
-      req.end(JSON.stringify({ model: "endless", messages: [{ role: "user", content: "go" }], stream: true }))
-    })
+    const disconnectedAt = await disconnectMidStream(
+      `${server.url}/v1/chat/completions`,
+      { model: "endless", messages: [{ role: "user", content: "go" }], stream: true },
+      500,
+      Date.now
+    )
     const deadline = disconnectedAt + 1000
     while (ends.length === before && Date.now() < deadline + 200) await new Promise((r) => setTimeout(r, 10))
     const end = ends[before]

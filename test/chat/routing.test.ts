@@ -5,12 +5,11 @@
  * cancellation reaching the upstream connection, parameter presets, fan-out,
  * validation against a real upstream, aliases and the default model.
  */
-import { request as httpRequest } from "node:http"
 import OpenAI from "openai"
 import { afterEach, describe, expect, it } from "vitest"
 import type { ChatConfig } from "../../core/config/ChatConfig.ts"
 import { closedPort, type MockUpstreamOptions, startMockUpstream } from "../support/mockUpstream.ts"
-import { authHeaders, readSse, type RunningServer, startInProcess, TEST_KEY } from "../support/servers.ts"
+import { authHeaders, disconnectMidStream, readSse, type RunningServer, startInProcess, TEST_KEY } from "../support/servers.ts"
 
 const opened: Array<{ close(): Promise<void> }> = []
 afterEach(async () => {
@@ -128,22 +127,11 @@ describe("cancellation", () => {
 
   it("a streaming client that disconnects closes the upstream connection within one second", async () => {
     const { a, server } = await slowServer({ content: "word ".repeat(2000), chunkDelayMs: 20 })
-    const url = new URL(`${server.url}/v1/chat/completions`)
-    const disconnectedAt = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ hostname: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: authHeaders() }, (res) => {
-        let seen = 0
-        res.on("data", (d: Buffer) => {
-          seen += d.length
-          if (seen > 1000) {
-            req.destroy()
-            resolve(performance.now())
-          }
-        })
-        res.on("error", () => {})
-      })
-      req.on("error", (e) => (/aborted|hang up/.test(e.message) ? undefined : reject(e)))
-      req.end(JSON.stringify({ model: "main", stream: true, messages: [{ role: "user", content: "go" }] }))
-    })
+    const disconnectedAt = await disconnectMidStream(
+      `${server.url}/v1/chat/completions`,
+      { model: "main", stream: true, messages: [{ role: "user", content: "go" }] },
+      1000
+    )
     const upstreamRequest = await a.waitForClose(0, 5000)
     expect(upstreamRequest.completed).toBe(false)
     expect(upstreamRequest.closedAt! - disconnectedAt).toBeLessThan(1000)

@@ -5,6 +5,7 @@
  * from node_modules.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { request as httpRequest } from "node:http"
 import { createServer } from "node:http"
 import { createServer as createNetServer } from "node:net"
 import { resolve } from "node:path"
@@ -159,3 +160,28 @@ export const readSse = async (response: Response): Promise<Array<string>> => {
 }
 
 export const authHeaders = (key = TEST_KEY) => ({ authorization: `Bearer ${key}`, "content-type": "application/json" })
+
+/**
+ * Posts a streaming chat request over a raw socket and destroys the socket
+ * once more than `afterBytes` bytes of the answer have arrived, as a client
+ * that goes away would. Resolves with `clock()` at the moment of disconnect.
+ */
+export const disconnectMidStream = (url: string, body: unknown, afterBytes: number, clock: () => number = () => performance.now()): Promise<number> => {
+  const target = new URL(url)
+  return new Promise<number>((resolve, reject) => {
+    const req = httpRequest({ hostname: target.hostname, port: target.port, path: target.pathname, method: "POST", headers: authHeaders() }, (res) => {
+      let received = 0
+      res.on("data", (chunk: Buffer) => {
+        received += chunk.length
+        if (received > afterBytes) {
+          const at = clock()
+          req.destroy()
+          resolve(at)
+        }
+      })
+      res.on("error", () => {})
+    })
+    req.on("error", (e) => (/aborted|hang up/.test(e.message) ? undefined : reject(e)))
+    req.end(JSON.stringify(body))
+  })
+}

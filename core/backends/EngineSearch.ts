@@ -62,39 +62,23 @@ const decode = (bytes: Uint8Array): Effect.Effect<SearchIndex, SnapshotError> =>
 /** An engine failure as the error the API maps to HTTP 500; the message says nothing internal. */
 const engineFailure = () => new SearchBackendError({ reason: "internal", message: "the search engine failed to answer this query" })
 
+/** A query answered from the index current when it starts; a throw becomes a SearchBackendError. */
+const onCurrentIndex = <A>(answer: (index: SearchIndex, query: SearchQuery) => A) =>
+  Effect.map(Effect.service(SearchEngine), (engine) => (query: SearchQuery) =>
+    Effect.flatMap(engine.current, (index) => Effect.try({ try: () => answer(index, query), catch: engineFailure })))
+
 /** WebSearch and ImageSearch answering from the current index of the SearchEngine. */
 const searchLayer: Layer.Layer<WebSearch | ImageSearch, never, SearchEngine> = Layer.mergeAll(
   Layer.effect(
     WebSearch,
-    Effect.gen(function*() {
-      const engine = yield* SearchEngine
-      return WebSearch.of({
-        search: (query: SearchQuery) =>
-          engine.current.pipe(
-            Effect.flatMap((index) =>
-              Effect.try({
-                try: () => {
-                  const answer = index.search(query.keywords, query.num)
-                  return toWebSearchData(answer.query, answer.hits)
-                },
-                catch: engineFailure
-              })
-            )
-          )
-      })
-    })
+    Effect.map(onCurrentIndex((index, query) => {
+      const answer = index.search(query.keywords, query.num)
+      return toWebSearchData(answer.query, answer.hits)
+    }), (search) => WebSearch.of({ search }))
   ),
   Layer.effect(
     ImageSearch,
-    Effect.gen(function*() {
-      const engine = yield* SearchEngine
-      return ImageSearch.of({
-        search: (query: SearchQuery) =>
-          engine.current.pipe(
-            Effect.flatMap((index) => Effect.try({ try: () => index.searchImages(query.keywords, query.num), catch: engineFailure }))
-          )
-      })
-    })
+    Effect.map(onCurrentIndex((index, query) => index.searchImages(query.keywords, query.num)), (search) => ImageSearch.of({ search }))
   )
 )
 

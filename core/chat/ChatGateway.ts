@@ -11,10 +11,10 @@ import type { ChatModelError } from "./ChatError.ts"
 import { ChatModel } from "./ChatModel.ts"
 import type { ChatRequest } from "./ChatRequest.ts"
 import { fanOutComplete, fanOutStream, sumUsage } from "./FanOut.ts"
-import { type Checks, checksOf, defaultValidationPolicy, feedbackMessages, invalidOutput, type Output, problemsOf, type ValidationPolicy } from "./OutputValidation.ts"
+import { type Checks, checksOf, defaultValidationPolicy, feedbackMessages, invalidOutput, type Output, type Problem, problemsOf, type ValidationPolicy } from "./OutputValidation.ts"
 import { applyStops } from "./StopSequences.ts"
 import { StreamGuard } from "./StreamGuard.ts"
-import { countUsage, tokenCounter } from "./TokenCount.ts"
+import { countUsage } from "./TokenCount.ts"
 import { repairJson } from "./ToolValidation.ts"
 
 export { defaultValidationPolicy, type ValidationPolicy }
@@ -41,55 +41,40 @@ const makeGateway = (model: ChatModel["Service"], policy: ValidationPolicy): Cha
   const streamOnce = (request: ChatRequest) =>
     request.n > 1 && !model.supportsN(request.model) ? fanOutStream(request, model.stream) : model.stream(request)
 
-  /** Applies the policy to one finished output; may ask the model again. */
+  /**
+   * Applies the policy to one finished output; may ask the model again.
+   * `contentReplaceable` is false for content already streamed to the client:
+   * a retry then replaces only the tool calls.
+   */
   const settle = (request: ChatRequest, checks: Checks, output: Output, usages: Array<Usage | undefined>, contentReplaceable: boolean): Effect.Effect<Output, ChatModelError> =>
     Effect.gen(function*() {
+      // Pass: everything is judged and marked; nothing is taken back or asked again.
+      if (policy.mode === "pass") return marked(output, problemsOf(checks, output.content, output.toolCalls))
       let current = output
       for (let attempt = 0;; attempt++) {
-        const problems = problemsOf(checks, contentReplaceable ? current.content : null, current.toolCalls)
-        if (!contentReplaceable && checks.content !== undefined && current.content !== null && current.toolCalls.length === 0) {
-          // Streamed content cannot be taken back: it can only be marked.
-          const verdict = checks.content(current.content)
-          if (!verdict.ok && policy.mode === "pass") return { ...current, note: { valid: false, error: verdict.error } }
-        }
+        const problems = problemsOf(checks, current.content, current.toolCalls)
         if (problems.length === 0) return current
-        switch (policy.mode) {
-          case "pass":
-            return {
-              ...current,
-              toolCalls: current.toolCalls.map((call, index) => {
-                const problem = problems.find((p) => p.kind === "tool" && p.index === index)
-                return problem === undefined ? call : { ...call, periscope_validation: { valid: false, error: problem.error } }
-              }),
-              note: problems.find((p) => p.kind === "content") === undefined
-                ? undefined
-                : { valid: false, error: problems.find((p) => p.kind === "content")!.error }
-            }
-          case "repair": {
-            const toolCalls = current.toolCalls.map((call) => checks.catalog.repair(call).call)
-            const content = current.content !== null && problems.some((p) => p.kind === "content") ? repairJson(current.content) ?? current.content : current.content
-            const repaired = { ...current, toolCalls, content }
-            const remaining = problemsOf(checks, contentReplaceable ? content : null, toolCalls)
-            if (remaining.length === 0) return repaired
-            return yield* invalidOutput(remaining, "after repair")
-          }
-          case "retry": {
-            if (attempt >= policy.retries) return yield* invalidOutput(problems, `after ${policy.retries} ${policy.retries === 1 ? "retry" : "retries"}`)
-            const again = yield* completeOnce({
-              ...request,
-              n: 1,
-              stream: false,
-              messages: [...request.messages, ...feedbackMessages(current.content, current.toolCalls, problems)]
-            })
-            usages.push(again.usage)
-            const choice = stopped(again.choices[0]!, request.stop)
-            current = {
-              content: contentReplaceable ? choice.message.content : current.content,
-              reasoning: current.reasoning + choice.message.reasoning_content,
-              toolCalls: choice.message.tool_calls ?? [],
-              finish: choice.finish_reason
-            }
-          }
+        if (policy.mode === "repair") {
+          const toolCalls = current.toolCalls.map((call) => checks.catalog.repair(call).call)
+          const content = current.content !== null && problems.some((p) => p.kind === "content") ? repairJson(current.content) ?? current.content : current.content
+          const remaining = problemsOf(checks, content, toolCalls)
+          if (remaining.length === 0) return { ...current, toolCalls, content }
+          return yield* invalidOutput(remaining, "after repair")
+        }
+        if (attempt >= policy.retries) return yield* invalidOutput(problems, `after ${policy.retries} ${policy.retries === 1 ? "retry" : "retries"}`)
+        const again = yield* completeOnce({
+          ...request,
+          n: 1,
+          stream: false,
+          messages: [...request.messages, ...feedbackMessages(current.content, current.toolCalls, problems)]
+        })
+        usages.push(again.usage)
+        const choice = stopped(again.choices[0]!, request.stop)
+        current = {
+          content: contentReplaceable ? choice.message.content : current.content,
+          reasoning: current.reasoning + choice.message.reasoning_content,
+          toolCalls: choice.message.tool_calls ?? [],
+          finish: choice.finish_reason
         }
       }
     })
@@ -123,7 +108,7 @@ const makeGateway = (model: ChatModel["Service"], policy: ValidationPolicy): Cha
     })
 
   const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
-    Stream.unwrap(Effect.map(tokenCounter, () => {
+    Stream.suspend(() => {
       const guard = new StreamGuard(request, checksOf(request), policy, settle)
       return streamOnce(request).pipe(
         Stream.mapEffect((chunk) => guard.push(chunk)),
@@ -131,9 +116,23 @@ const makeGateway = (model: ChatModel["Service"], policy: ValidationPolicy): Cha
         Stream.concat(Stream.fromEffect(Effect.suspend(() => guard.end()))),
         Stream.flattenIterable
       )
-    }))
+    })
 
   return ChatGateway.of({ models: model.models, defaultModel: model.defaultModel, complete, stream })
+}
+
+/** Under the pass policy: invalid tool calls and content go out, each marked with what is wrong. */
+const marked = (output: Output, problems: ReadonlyArray<Problem>): Output => {
+  if (problems.length === 0) return output
+  const content = problems.find((p) => p.kind === "content")
+  return {
+    ...output,
+    toolCalls: output.toolCalls.map((call, index) => {
+      const problem = problems.find((p) => p.kind === "tool" && p.index === index)
+      return problem === undefined ? call : { ...call, periscope_validation: { valid: false, error: problem.error } }
+    }),
+    note: content === undefined ? undefined : { valid: false, error: content.error }
+  }
 }
 
 /** A whole choice cut at the first stop sequence (finish_reason becomes stop). */

@@ -8,10 +8,8 @@
  */
 import { Cause, Duration, Effect, Exit, Layer, ManagedRuntime, Result, Stream } from "effect"
 import { ApiError, statusOf, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
-import { toCompletionResponse } from "../../core/api/ChatHandlers.ts"
-import { sequenceChunks } from "../../core/api/ChatSse.ts"
-import { completionId } from "../../core/api/CompletionIds.ts"
-import { fromChatError, fromSearchError, internalError } from "../../core/api/DomainErrors.ts"
+import { completeChat, streamChat } from "../../core/api/ChatHandlers.ts"
+import { fromSearchError, internalError } from "../../core/api/DomainErrors.ts"
 import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
 import { makeBodyDecoder } from "../../core/api/RequestBody.ts"
 import { SearchRequest } from "../../core/api/SearchWire.ts"
@@ -171,23 +169,12 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
     chat: (input) =>
       run(runtime, Effect.gen(function*() {
         const { chat, request } = yield* chatRequestOf(input)
-        const result = yield* Effect.mapError(chat.complete({ ...request, stream: false }), fromChatError)
-        return toCompletionResponse(result, completionId(), Math.floor(Date.now() / 1000))
+        return yield* completeChat(chat, { ...request, stream: false })
       })),
     chatStream: (input) => ({
       [Symbol.asyncIterator]: (): AsyncIterator<ChatCompletionChunk> => {
         const events = Stream.unwrap(Effect.map(chatRequestOf(input), ({ chat, request }) =>
-          sequenceChunks(
-            chat.stream({ ...request, stream: true }),
-            {
-              id: completionId(),
-              created: Math.floor(Date.now() / 1000),
-              model: request.model,
-              includeUsage: request.stream_options?.include_usage === true
-            },
-            fromChatError,
-            internalError
-          ))).pipe(
+          streamChat(chat, { ...request, stream: true }))).pipe(
             Stream.mapEffect((event) => event._tag === "Chunk" ? Effect.succeed(event.chunk) : Effect.fail(event.error))
           )
         return iterate(runtime, events)

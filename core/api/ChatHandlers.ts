@@ -1,14 +1,14 @@
 /** /v1/chat/completions (JSON or SSE) and /v1/models over the ChatModel service. */
-import { Effect } from "effect"
+import { Effect, type Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ChatCompletionResponse } from "../chat/ChatCompletion.ts"
 import { ChatGateway, type GatewayResult } from "../chat/ChatGateway.ts"
-import { ChatCompletionRequest, toChatRequest } from "../chat/ChatRequest.ts"
+import { ChatCompletionRequest, type ChatRequest, toChatRequest } from "../chat/ChatRequest.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { ServerOptions } from "./ServerOptions.ts"
 import type { ApiError } from "./ApiError.ts"
-import { sequenceChunks, sseBody } from "./ChatSse.ts"
+import { type SequencedEvent, sequenceChunks, sseBody } from "./ChatSse.ts"
 import { completionId } from "./CompletionIds.ts"
 import { fromChatError, internalError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
@@ -31,6 +31,21 @@ export const toCompletionResponse = (result: GatewayResult, id: string, created:
   }
 }
 
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+/** A whole completion as the wire shows it: a fresh id, created now. */
+export const completeChat = (chat: ChatGateway["Service"], request: ChatRequest): Effect.Effect<ChatCompletionResponse, ApiError> =>
+  Effect.map(Effect.mapError(chat.complete(request), fromChatError), (result) => toCompletionResponse(result, completionId(), nowSeconds()))
+
+/** The wire chunks of a streamed completion; a failure ends it as an Error event. */
+export const streamChat = (chat: ChatGateway["Service"], request: ChatRequest): Stream.Stream<SequencedEvent> =>
+  sequenceChunks(
+    chat.stream(request),
+    { id: completionId(), created: nowSeconds(), model: request.model, includeUsage: request.stream_options?.include_usage === true },
+    fromChatError,
+    internalError
+  )
+
 const SSE_HEADERS = { "cache-control": "no-cache", "x-accel-buffering": "no" }
 
 export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fnUntraced(function*(handlers) {
@@ -40,24 +55,15 @@ export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fn
       Effect.gen(function*() {
         const body = yield* decodeJsonBody(request, CHAT_BODY_LIMIT, decodeChatRequest)
         const chatRequest = toChatRequest(body, body.model ?? chat.defaultModel)
-        const id = completionId()
-        const created = Math.floor(Date.now() / 1000)
         if (chatRequest.stream) {
           const options = yield* ServerOptions
-          const events = sequenceChunks(
-            chat.stream(chatRequest),
-            { id, created, model: chatRequest.model, includeUsage: chatRequest.stream_options?.include_usage === true },
-            fromChatError,
-            internalError
-          )
-          return HttpServerResponse.stream(sseBody(events, options.streamKeepAlive), {
+          return HttpServerResponse.stream(sseBody(streamChat(chat, chatRequest), options.streamKeepAlive), {
             contentType: "text/event-stream",
             headers: SSE_HEADERS
           })
         }
-        const result = yield* Effect.mapError(chat.complete(chatRequest), fromChatError)
         // Written directly: the handler's types already match the contract's schema.
-        return HttpServerResponse.jsonUnsafe(toCompletionResponse(result, id, created))
+        return HttpServerResponse.jsonUnsafe(yield* completeChat(chat, chatRequest))
       }).pipe(Effect.catch(renderError)))
     .handle("models", () =>
       Effect.map(chat.models, (data) => ({ object: "list" as const, data })))

@@ -13,7 +13,7 @@
  */
 import { ConfigProvider, Duration, Effect, Layer } from "effect"
 import { makeWebHandler } from "../../core/api/HttpApp.ts"
-import { makeBodyDecoder } from "../../core/api/RequestBody.ts"
+import { decoderFor } from "../../core/schema/Decode.ts"
 import { ServerOptions } from "../../core/api/ServerOptions.ts"
 import { ApiKeys } from "../../core/auth/ApiKeys.ts"
 import { KeysFile, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
@@ -29,7 +29,7 @@ import { loadSettings, readJsonFile, type ReadText, SettingsError } from "../../
 const readText: ReadText = (path) =>
   Effect.tryPromise({ try: () => Deno.readTextFile(path), catch: (e) => `cannot be read: ${e instanceof Error ? e.name : String(e)}` })
 
-const decodeKeysFile = makeBodyDecoder(KeysFile)
+const decodeKeysFile = decoderFor(KeysFile, "file")
 
 /** Snapshot bytes from a bundled file or a URL. */
 const readSnapshot = (location: string): Effect.Effect<Uint8Array, SettingsError> => {

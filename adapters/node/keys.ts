@@ -7,12 +7,12 @@
 import { chmodSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Effect } from "effect"
-import { makeBodyDecoder } from "../../core/api/RequestBody.ts"
+import { decoderFor } from "../../core/schema/Decode.ts"
 import { readJsonFile } from "../../core/config/Settings.ts"
 import { generateKey, hashKey, type KeyRecord, KeysFile, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { readText, SettingsError, type Settings } from "./settings.ts"
 
-const decodeKeysFile = makeBodyDecoder(KeysFile)
+const decodeKeysFile = decoderFor(KeysFile, "file")
 
 export const readKeysFile = (path: string, setting: string): Effect.Effect<ReadonlyArray<KeyRecord>, SettingsError> =>
   Effect.map(readJsonFile(readText, path, setting, decodeKeysFile), (file) => file.keys)

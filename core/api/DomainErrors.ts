@@ -2,6 +2,7 @@
 import { Cause } from "effect"
 import type { ChatModelError } from "../chat/ChatError.ts"
 import type { SearchBackendError } from "../search/SearchError.ts"
+import type { InvalidInput } from "../schema/InvalidInput.ts"
 import { ApiError } from "./ApiError.ts"
 
 export const fromSearchError = (error: SearchBackendError): ApiError =>
@@ -19,3 +20,11 @@ export const fromChatError = (error: ChatModelError): ApiError =>
 /** A defect: the caller learns only that we failed; the cause goes to the log, not the wire. */
 export const internalError = (_cause?: Cause.Cause<unknown>): ApiError =>
   new ApiError({ kind: "internal", message: "internal error; the failure was logged", param: null })
+
+/** Input that broke a rule: 400, naming the field (as `param`) and the rule. */
+export const fromInvalidInput = (error: InvalidInput): ApiError =>
+  new ApiError({
+    kind: error.reason === "not_json" ? "invalid_json" : "invalid_request",
+    message: error.message,
+    param: error.path === "" ? null : error.path
+  })

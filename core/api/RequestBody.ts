@@ -6,7 +6,8 @@
 import { ByteSize, Effect, Result, Schema } from "effect"
 import { HttpIncomingMessage, type HttpServerRequest } from "effect/http"
 import { ApiError } from "./ApiError.ts"
-import { invalidInput } from "./InvalidInput.ts"
+import { decoderFor, parseJson } from "../schema/Decode.ts"
+import { fromInvalidInput } from "./DomainErrors.ts"
 
 /** Body limits per family: search bodies are tiny, chat bodies carry whole conversations. */
 export const SEARCH_BODY_LIMIT = 1024 * 1024
@@ -61,26 +62,10 @@ export const readJsonText = (request: HttpServerRequest.HttpServerRequest, limit
   )
 }
 
-/** Parses JSON text; the error names where parsing stopped. */
-export const parseJson = (text: string): Result.Result<unknown, ApiError> => {
-  if (text.trim() === "") {
-    return Result.fail(new ApiError({ kind: "invalid_json", message: "request body: is empty, expected a JSON object", param: null }))
-  }
-  try {
-    return Result.succeed(JSON.parse(text))
-  } catch (error) {
-    const detail = error instanceof SyntaxError ? ` (${error.message})` : ""
-    return Result.fail(new ApiError({ kind: "invalid_json", message: `request body: is not valid JSON${detail}`, param: null }))
-  }
-}
-
-/** A decoder from unknown input to `A` that fails with the first issue as an ApiError. */
+/** A decoder from an unknown body to the schema's type, failing with a 400 that names the field and the rule. */
 export const makeBodyDecoder = <S extends Schema.Codec<any, any, never, never>>(schema: S) => {
-  const decode = Schema.decodeUnknownResult(schema, { errors: "first" })
-  return (input: unknown): Result.Result<S["Type"], ApiError> => {
-    const result = decode(input)
-    return Result.isSuccess(result) ? Result.succeed(result.success) : Result.fail(invalidInput(result.failure.issue, input))
-  }
+  const decode = decoderFor(schema, "request body")
+  return (input: unknown): Result.Result<S["Type"], ApiError> => Result.mapError(decode(input), fromInvalidInput)
 }
 
 /** Reads, parses and decodes a JSON body in one step. */
@@ -90,8 +75,8 @@ export const decodeJsonBody = <A>(
   decode: (input: unknown) => Result.Result<A, ApiError>
 ): Effect.Effect<A, ApiError> =>
   Effect.flatMap(readJsonText(request, limit), (text) => {
-    const json = parseJson(text)
-    if (Result.isFailure(json)) return Effect.fail(json.failure)
+    const json = parseJson(text, "request body")
+    if (Result.isFailure(json)) return Effect.fail(fromInvalidInput(json.failure))
     const decoded = decode(json.success)
     return Result.isSuccess(decoded) ? Effect.succeed(decoded.success) : Effect.fail(decoded.failure)
   })

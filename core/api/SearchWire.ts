@@ -4,7 +4,7 @@
  */
 import { Effect, Schema, SchemaGetter } from "effect"
 import { ImageResult, WebSearchData } from "../search/SearchResult.ts"
-import { ruledNumber } from "./Rules.ts"
+import { ruledNumber } from "../schema/Rules.ts"
 
 export const MAX_KEYWORDS_LENGTH = 1000
 export const MAX_NUM = 100

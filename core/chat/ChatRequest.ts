@@ -4,7 +4,7 @@
  * default applied, `stop` normalised to an array and roles filled in.
  */
 import { Effect, Schema, SchemaGetter } from "effect"
-import { ruledNumber, ruledString } from "../api/Rules.ts"
+import { ruledNumber, ruledString } from "../schema/Rules.ts"
 
 export const MAX_TOOLS = 128
 export const MAX_STOP = 16

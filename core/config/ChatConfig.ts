@@ -5,7 +5,7 @@
  * are refused with the path of the offending field.
  */
 import { Schema } from "effect"
-import { ruledNumber, ruledString } from "../api/Rules.ts"
+import { ruledNumber, ruledString } from "../schema/Rules.ts"
 import { presetNames } from "../backends/openai/ParameterPresets.ts"
 import { ForwardedParams } from "../chat/Upstream.ts"
 

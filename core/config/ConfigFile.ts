@@ -4,7 +4,7 @@
  * Every setting is listed in the README's configuration table.
  */
 import { Schema } from "effect"
-import { ruledNumber, ruledString } from "../api/Rules.ts"
+import { ruledNumber, ruledString } from "../schema/Rules.ts"
 import { ChatConfig } from "./ChatConfig.ts"
 
 const optionalKey = Schema.optionalKey

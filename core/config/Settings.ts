@@ -5,7 +5,8 @@
  * and a way to read a file. Every failure names the setting and the rule.
  */
 import { Config, Effect, Result, Schema } from "effect"
-import { makeBodyDecoder, parseJson } from "../api/RequestBody.ts"
+import { decodeJsonText, decoderFor } from "../schema/Decode.ts"
+import type { InvalidInput } from "../schema/InvalidInput.ts"
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../auth/KeyRecord.ts"
 import { ConfigFile } from "./ConfigFile.ts"
 
@@ -54,19 +55,16 @@ export const readJsonFile = <A>(
   readText: ReadText,
   path: string,
   setting: string,
-  decode: (input: unknown) => Result.Result<A, { readonly message: string }>
+  decode: (input: unknown) => Result.Result<A, InvalidInput>
 ): Effect.Effect<A, SettingsError> =>
   Effect.gen(function*() {
     const where = `${setting} (${path})`
     const text = yield* Effect.mapError(readText(path), (reason) => new SettingsError({ setting: where, message: reason }))
-    const json = parseJson(text)
-    if (Result.isFailure(json)) return yield* new SettingsError({ setting: where, message: json.failure.message.replace("request body", "file") })
-    const decoded = decode(json.success)
-    if (Result.isFailure(decoded)) return yield* new SettingsError({ setting: where, message: decoded.failure.message.replace(/^request body/, "file") })
-    return decoded.success
+    const decoded = decodeJsonText(text, "file", decode)
+    return Result.isSuccess(decoded) ? decoded.success : yield* new SettingsError({ setting: where, message: decoded.failure.message })
   })
 
-const decodeConfigFile = makeBodyDecoder(ConfigFile)
+const decodeConfigFile = decoderFor(ConfigFile, "file")
 
 export const loadSettings = (readText: ReadText): Effect.Effect<Settings, SettingsError> =>
   Effect.gen(function*() {

@@ -1,0 +1,38 @@
+/**
+ * Decoding outside input with a root label: JSON text to a value, and a value
+ * to a Schema's type, failing with one InvalidInput that names the field and
+ * the rule. Request bodies, config files, key files and JSONL lines all go
+ * through here, so a rule reads the same wherever it is broken.
+ */
+import { Result, Schema } from "effect"
+import { fromSchemaIssue, invalid, type InvalidInput } from "./InvalidInput.ts"
+
+/** Parses JSON text; the error names where parsing stopped. */
+export const parseJson = (text: string, root: string): Result.Result<unknown, InvalidInput> => {
+  if (text.trim() === "") return Result.fail(invalid(root, "", "is empty, expected a JSON object", "not_json"))
+  try {
+    return Result.succeed(JSON.parse(text))
+  } catch (error) {
+    const detail = error instanceof SyntaxError ? ` (${error.message})` : ""
+    return Result.fail(invalid(root, "", `is not valid JSON${detail}`, "not_json"))
+  }
+}
+
+/** A decoder from unknown input to the schema's type that fails with the first issue. */
+export const decoderFor = <S extends Schema.Codec<any, any, never, never>>(schema: S, root: string) => {
+  const decode = Schema.decodeUnknownResult(schema, { errors: "first" })
+  return (input: unknown): Result.Result<S["Type"], InvalidInput> => {
+    const result = decode(input)
+    return Result.isSuccess(result) ? Result.succeed(result.success) : Result.fail(fromSchemaIssue(result.failure.issue, input, root))
+  }
+}
+
+/** Parses and decodes JSON text in one step. */
+export const decodeJsonText = <A>(
+  text: string,
+  root: string,
+  decode: (input: unknown) => Result.Result<A, InvalidInput>
+): Result.Result<A, InvalidInput> => {
+  const json = parseJson(text, root)
+  return Result.isFailure(json) ? Result.fail(json.failure) : decode(json.success)
+}

@@ -6,6 +6,7 @@
  * pipeline decides the policy.
  */
 import { type OutputUnit, Validator } from "@cfworker/json-schema"
+import { Predicate } from "effect"
 import { jsonrepair } from "jsonrepair"
 import type { ResponseFormat, ToolCall, ToolDefinition } from "./ChatRequest.ts"
 
@@ -85,7 +86,7 @@ export const makeContentCheck = (format: ResponseFormat | undefined): ((content:
     return (content) => {
       const parsed = parseJson(content)
       if (!parsed.ok) return { ok: false, error: `content ${parsed.error}` }
-      return typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value)
+      return Predicate.isObject(parsed.value)
         ? parsed
         : { ok: false, error: "content is JSON but not an object, as json_object requires" }
     }

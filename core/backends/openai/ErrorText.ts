@@ -5,7 +5,7 @@
  * anything shaped like a bearer token or an sk- key, since servers echo keys
  * back ("Incorrect API key provided: sk-...").
  */
-import { Redacted } from "effect"
+import { Predicate, Redacted } from "effect"
 import type { UpstreamTarget } from "../../chat/Upstream.ts"
 
 const MAX_LENGTH = 500
@@ -40,12 +40,11 @@ export const scrub = (text: string, secrets: ReadonlyArray<string>): string => {
 
 const messageOf = (value: unknown): string | undefined => {
   if (typeof value === "string") return value
-  if (typeof value !== "object" || value === null) return undefined
-  const record = value as Record<string, unknown>
-  if (typeof record.message === "string") return record.message
-  if (record.error !== undefined) return messageOf(record.error)
-  if (typeof record.detail === "string") return record.detail
-  if (record.detail !== undefined) return JSON.stringify(record.detail)
+  if (!Predicate.isObject(value)) return undefined
+  if (typeof value.message === "string") return value.message
+  if (value.error !== undefined) return messageOf(value.error)
+  if (typeof value.detail === "string") return value.detail
+  if (value.detail !== undefined) return JSON.stringify(value.detail)
   return undefined
 }
 

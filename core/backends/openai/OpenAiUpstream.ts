@@ -14,7 +14,7 @@
  *   kind "timeout", and a stream never ends silently (StreamNormalizer);
  * - error messages carry the upstream's explanation but never a credential.
  */
-import { Cause, Clock, Effect, Exit, Layer, Pull, Random, Result, Scope, Stream } from "effect"
+import { Cause, Clock, Effect, Exit, Layer, Predicate, Pull, Random, Result, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import type { ChatChunk, ChatResult } from "../../chat/ChatCompletion.ts"
@@ -61,11 +61,10 @@ const codeText: Readonly<Record<string, string>> = {
 const describeCause = (cause: unknown): string => {
   const parts: Array<string> = []
   let current: unknown = cause
-  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
-    const record = current as { code?: unknown; message?: unknown; cause?: unknown }
-    if (typeof record.code === "string") return `${codeText[record.code] ?? "transport error"} (${record.code})`
-    if (typeof record.message === "string" && record.message !== "" && !parts.includes(record.message)) parts.push(record.message)
-    current = record.cause
+  for (let depth = 0; depth < 4 && Predicate.isObject(current); depth++) {
+    if (typeof current.code === "string") return `${codeText[current.code] ?? "transport error"} (${current.code})`
+    if (typeof current.message === "string" && current.message !== "" && !parts.includes(current.message)) parts.push(current.message)
+    current = current.cause
   }
   return parts.length > 0 ? parts.join(": ") : "unknown transport error"
 }

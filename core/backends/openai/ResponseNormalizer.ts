@@ -5,7 +5,7 @@
  * spec's set, and usage when the upstream reports it. Lenient about what
  * servers omit, strict about what would be a wrong answer.
  */
-import { Result } from "effect"
+import { Predicate, Result } from "effect"
 import type { ChatChoice, FinishReason, Usage } from "../../chat/ChatCompletion.ts"
 import type { ToolCall } from "../../chat/ChatRequest.ts"
 import { errorValueText } from "./ErrorText.ts"
@@ -25,12 +25,11 @@ export interface NormalizedCompletion {
 }
 
 type Json = Record<string, unknown>
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isInteger(value) && value >= 0
 
 /** Usage when it has both counts; total recomputed when absent. */
 export const parseUsage = (value: unknown): Usage | undefined => {
-  if (!isObject(value) || !isCount(value.prompt_tokens) || !isCount(value.completion_tokens)) return undefined
+  if (!Predicate.isObject(value) || !isCount(value.prompt_tokens) || !isCount(value.completion_tokens)) return undefined
   const total = isCount(value.total_tokens) ? value.total_tokens : value.prompt_tokens + value.completion_tokens
   return { prompt_tokens: value.prompt_tokens, completion_tokens: value.completion_tokens, total_tokens: total }
 }
@@ -46,14 +45,14 @@ export const contentTextOf = (content: unknown): string | null | undefined => {
   if (content === null || content === undefined || typeof content === "string") return content
   if (!Array.isArray(content)) return undefined
   let text = ""
-  for (const part of content) if (isObject(part) && typeof part.text === "string") text += part.text
+  for (const part of content) if (Predicate.isObject(part) && typeof part.text === "string") text += part.text
   return text
 }
 
 /** An error object sent where an answer was expected (some servers answer 200 with one). */
 export const issueOfError = (error: unknown, what: string): AnswerIssue => {
   const message = errorValueText(error) ?? "no message"
-  const code = isObject(error) ? (error.code ?? error.status) : undefined
+  const code = Predicate.isObject(error) ? (error.code ?? error.status) : undefined
   const status = typeof code === "number" ? code : typeof code === "string" && /^[45]\d\d$/.test(code) ? Number(code) : undefined
   return status !== undefined && status >= 400 && status <= 599
     ? { kind: "status", status, message: `${what} (${status}): ${message}` }
@@ -68,8 +67,8 @@ const toolCallsOf = (value: unknown, choice: number): Result.Result<Array<ToolCa
   const calls: Array<ToolCall> = []
   for (let i = 0; i < value.length; i++) {
     const call = value[i]
-    const fn = isObject(call) ? call.function : undefined
-    if (!isObject(call) || !isObject(fn) || typeof fn.name !== "string")
+    const fn = Predicate.isObject(call) ? call.function : undefined
+    if (!Predicate.isObject(call) || !Predicate.isObject(fn) || typeof fn.name !== "string")
       return protocol(`choices[${choice}].message.tool_calls[${i}] has no function name`)
     // Arguments are JSON text on the wire; a server that sends an object gets it serialised.
     const args = typeof fn.arguments === "string" ? fn.arguments : fn.arguments === undefined ? "" : JSON.stringify(fn.arguments)
@@ -80,10 +79,10 @@ const toolCallsOf = (value: unknown, choice: number): Result.Result<Array<ToolCa
 }
 
 const choiceOf = (value: unknown, position: number): Result.Result<ChatChoice, AnswerIssue> => {
-  if (!isObject(value)) return protocol(`choices[${position}] is not an object`)
+  if (!Predicate.isObject(value)) return protocol(`choices[${position}] is not an object`)
   const index = isCount(value.index) ? value.index : position
   const message = value.message
-  if (!isObject(message)) return protocol(`choices[${position}].message is missing`)
+  if (!Predicate.isObject(message)) return protocol(`choices[${position}].message is missing`)
   const content = contentTextOf(message.content)
   if (content === undefined && message.content !== undefined) return protocol(`choices[${position}].message.content is not text`)
   const calls = toolCallsOf(message.tool_calls, position)
@@ -107,7 +106,7 @@ const choiceOf = (value: unknown, position: number): Result.Result<ChatChoice, A
 
 /** A chat.completion body, parsed JSON. */
 export const normalizeCompletion = (body: unknown): Result.Result<NormalizedCompletion, AnswerIssue> => {
-  if (!isObject(body)) return protocol("the upstream answer is not a JSON object")
+  if (!Predicate.isObject(body)) return protocol("the upstream answer is not a JSON object")
   if (body.error !== undefined && body.error !== null) return Result.fail(issueOfError(body.error, "the upstream answered with an error"))
   if (!Array.isArray(body.choices)) return protocol("the upstream answer has no choices array")
   const choices: Array<ChatChoice> = []

@@ -9,13 +9,13 @@
  *
  * Plain code on the hot path: called once per body read, no Effect inside.
  */
+import { Predicate } from "effect"
 import { Sse } from "effect/encoding"
 import type { ChatChunk, ChunkChoice, ChunkDelta, ToolCallDelta } from "../../chat/ChatCompletion.ts"
 import { mapFinishReason } from "./FinishReasons.ts"
 import { type AnswerIssue, contentTextOf, issueOfError, parseUsage, reasoningOf } from "./ResponseNormalizer.ts"
 
 type Json = Record<string, unknown>
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const preview = (text: string): string => (text.length > 80 ? `${text.slice(0, 80)}...` : text)
 
@@ -24,10 +24,10 @@ const toolCallDeltasOf = (value: unknown): Array<ToolCallDelta> | undefined => {
   const deltas: Array<ToolCallDelta> = []
   for (let i = 0; i < value.length; i++) {
     const call = value[i]
-    if (!isObject(call)) continue
+    if (!Predicate.isObject(call)) continue
     // Servers that send each call whole (older Ollama) leave out the index: position stands in.
     const index = typeof call.index === "number" && Number.isInteger(call.index) ? call.index : i
-    const fn = isObject(call.function) ? call.function : undefined
+    const fn = Predicate.isObject(call.function) ? call.function : undefined
     let name: string | undefined
     let args: string | undefined
     if (fn !== undefined) {
@@ -108,13 +108,13 @@ export class StreamNormalizer {
       this.issue = { kind: "protocol", message: `the upstream sent an event that is not JSON: ${preview(data)}` }
       return
     }
-    if (name === "error" || (isObject(json) && json.error !== undefined && json.error !== null)) {
-      const issue = issueOfError(isObject(json) && json.error !== undefined ? json.error : json, "the upstream sent an error event")
+    if (name === "error" || (Predicate.isObject(json) && json.error !== undefined && json.error !== null)) {
+      const issue = issueOfError(Predicate.isObject(json) && json.error !== undefined ? json.error : json, "the upstream sent an error event")
       // An error event is a broken stream whatever code it carries; the code stays as status.
       this.issue = { kind: "stream", message: issue.message, status: issue.status }
       return
     }
-    if (!isObject(json)) {
+    if (!Predicate.isObject(json)) {
       this.issue = { kind: "protocol", message: `the upstream sent an event that is not a chunk object: ${preview(data)}` }
       return
     }
@@ -129,7 +129,7 @@ export class StreamNormalizer {
     if (Array.isArray(raw)) {
       for (let i = 0; i < raw.length; i++) {
         const choice = raw[i]
-        if (!isObject(choice)) continue
+        if (!Predicate.isObject(choice)) continue
         const index = typeof choice.index === "number" && Number.isInteger(choice.index) ? choice.index : i
         const finish = mapFinishReason(choice.finish_reason)
         if (finish === "error") {
@@ -148,7 +148,7 @@ export class StreamNormalizer {
   }
 
   private deltaOf(value: unknown): ChunkDelta | undefined {
-    if (!isObject(value)) return undefined
+    if (!Predicate.isObject(value)) return undefined
     const content = contentTextOf(value.content)
     const reasoning = reasoningOf(value)
     const toolCalls = toolCallDeltasOf(value.tool_calls)

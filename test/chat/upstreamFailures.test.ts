@@ -5,10 +5,10 @@
  * as UpstreamError, never a silent end; connect, first-token and total
  * deadlines; and the retry policy's arithmetic.
  */
-import { Effect, Stream } from "effect"
+import { Duration, Effect, Pull, Random, Schedule, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
-import { backoffMs, MAX_RETRY_AFTER_MS, retryAfterMs, retryDelayMs } from "../../core/backends/openai/RetryPolicy.ts"
+import { MAX_BACKOFF_MS, MAX_RETRY_AFTER_MS, retryAfterMs, retrySchedule } from "../../core/backends/openai/RetryPolicy.ts"
 import type { ChatChunk } from "../../core/chat/ChatCompletion.ts"
 import type { ChatRequest } from "../../core/chat/ChatRequest.ts"
 import { UpstreamClient, UpstreamError, type UpstreamTarget } from "../../core/chat/Upstream.ts"
@@ -209,29 +209,45 @@ describe("retry policy", () => {
     new UpstreamError({ target: "t", kind: "status", status: 500, message: "m", beforeFirstByte: true, ...fields })
   const retries = { max: 3, baseDelayMs: 100 }
 
-  it("backs off exponentially with the upper half random", () => {
-    expect(backoffMs(0, 100, 0)).toBe(50)
-    expect(backoffMs(0, 100, 1)).toBe(100)
-    expect(backoffMs(3, 100, 0)).toBe(400)
-    expect(backoffMs(3, 100, 0.5)).toBe(600)
-    expect(backoffMs(20, 100, 1)).toBe(30_000)
+  /** The waits the schedule decides for these failures in turn, at clock 0 (undefined: give up), with `random` fixed. */
+  const waits = (failures: ReadonlyArray<UpstreamError>, options: { deadlineMs?: number; random?: number; max?: number } = {}) =>
+    Effect.runSync(Effect.gen(function*() {
+      const step = yield* Schedule.toStep(retrySchedule({ ...retries, max: options.max ?? retries.max }, options.deadlineMs ?? 10_000))
+      const out: Array<number | undefined> = []
+      for (const failure of failures) {
+        out.push(yield* step(0, failure).pipe(
+          Effect.map(([, delay]) => Math.round(Duration.toMillis(delay))),
+          Pull.catchDone(() => Effect.succeed(undefined))
+        ))
+      }
+      return out
+    }).pipe(Effect.provideService(Random.Random, { nextDoubleUnsafe: () => options.random ?? 0.5, nextIntUnsafe: () => 0 })))
+
+  it("backs off exponentially, capped, with jitter of 0.8 to 1.2", () => {
+    expect(waits([error({}), error({}), error({})])).toEqual([100, 200, 400])
+    expect(waits([error({}), error({})], { random: 0 })).toEqual([80, 160])
+    expect(waits([error({}), error({})], { random: 1 })).toEqual([120, 240])
+    const many = Array.from({ length: 20 }, () => error({}))
+    expect(waits(many, { max: 20, deadlineMs: 1e9 }).at(-1)).toBe(MAX_BACKOFF_MS)
   })
 
   it("retries only what isRetryable accepts, within max and the time left", () => {
-    expect(retryDelayMs(error({}), 0, retries, 0, 10_000)).toBe(50)
-    expect(retryDelayMs(error({ status: 429 }), 1, retries, 0, 10_000)).toBe(100)
-    expect(retryDelayMs(error({ kind: "connect", status: undefined }), 0, retries, 0, 10_000)).toBe(50)
-    expect(retryDelayMs(error({ status: 400 }), 0, retries, 0, 10_000)).toBeUndefined()
-    expect(retryDelayMs(error({ kind: "stream", status: undefined }), 0, retries, 0, 10_000)).toBeUndefined()
-    expect(retryDelayMs(error({ beforeFirstByte: false }), 0, retries, 0, 10_000)).toBeUndefined()
-    expect(retryDelayMs(error({}), 3, retries, 0, 10_000)).toBeUndefined()
-    expect(retryDelayMs(error({}), 0, retries, 0, 40)).toBeUndefined()
+    expect(waits([error({ status: 429 })])).toEqual([100])
+    expect(waits([error({ kind: "connect", status: undefined })])).toEqual([100])
+    expect(waits([error({ kind: "timeout", status: undefined })])).toEqual([100])
+    expect(waits([error({ status: 400 })])).toEqual([undefined])
+    expect(waits([error({ kind: "stream", status: undefined })])).toEqual([undefined])
+    expect(waits([error({ kind: "protocol", status: undefined })])).toEqual([undefined])
+    expect(waits([error({ beforeFirstByte: false })])).toEqual([undefined])
+    expect(waits([error({}), error({}), error({}), error({})])).toEqual([100, 200, 400, undefined])
+    expect(waits([error({})], { max: 0 })).toEqual([undefined])
+    expect(waits([error({})], { deadlineMs: 40 })).toEqual([undefined])
   })
 
   it("honours a sane Retry-After and refuses an absurd one", () => {
-    expect(retryDelayMs(error({ status: 429, retryAfterSeconds: 2 }), 0, retries, 0, 10_000)).toBe(2_000)
-    expect(retryDelayMs(error({ status: 429, retryAfterSeconds: MAX_RETRY_AFTER_MS / 1000 + 1 }), 0, retries, 0, 1e9)).toBeUndefined()
-    expect(retryDelayMs(error({ status: 429, retryAfterSeconds: 20 }), 0, retries, 0, 10_000)).toBeUndefined()
+    expect(waits([error({ status: 429, retryAfterSeconds: 2 })])).toEqual([2_000])
+    expect(waits([error({ status: 429, retryAfterSeconds: MAX_RETRY_AFTER_MS / 1000 + 1 })], { deadlineMs: 1e9 })).toEqual([undefined])
+    expect(waits([error({ status: 429, retryAfterSeconds: 20 })])).toEqual([undefined])
   })
 
   it("reads retry-after-ms, seconds and HTTP dates", () => {

@@ -14,7 +14,7 @@
  *   kind "timeout", and a stream never ends silently (StreamNormalizer);
  * - error messages carry the upstream's explanation but never a credential.
  */
-import { Cause, Clock, Effect, Exit, Layer, Predicate, Pull, Random, Result, Scope, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import type { ChatChunk, ChatResult } from "../../chat/ChatCompletion.ts"
@@ -23,7 +23,7 @@ import { UpstreamClient, UpstreamError, type UpstreamTarget } from "../../chat/U
 import { errorBodyText, scrub, secretsOf } from "./ErrorText.ts"
 import { upstreamBody } from "./RequestBody.ts"
 import { type AnswerIssue, normalizeCompletion } from "./ResponseNormalizer.ts"
-import { retryAfterMs, retryDelayMs } from "./RetryPolicy.ts"
+import { retryAfterMs, retrySchedule } from "./RetryPolicy.ts"
 import { StreamNormalizer } from "./StreamNormalizer.ts"
 
 /** How long an error body may take to read before the status alone is reported. */
@@ -157,21 +157,20 @@ export const make = Effect.gen(function*() {
       }))
     })
 
-  /** Runs `attempt` again while RetryPolicy allows, within the total deadline. */
-  const withRetries = <A>(target: UpstreamTarget, deadline: number, attempt: Effect.Effect<A, UpstreamError>) => {
-    const loop = (retry: number): Effect.Effect<A, UpstreamError> =>
-      Effect.catch(attempt, (error) =>
-        Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const random = yield* Random.next
-          const delay = retryDelayMs(error, retry, target.retries, random, deadline - now)
-          if (delay === undefined) return yield* Effect.fail(error)
-          yield* Effect.logDebug("retrying upstream", { target: target.name, retry: retry + 1, kind: error.kind, status: error.status, delayMs: Math.round(delay) })
-          yield* Effect.sleep(delay)
-          return yield* loop(retry + 1)
-        }))
-    return loop(0)
-  }
+  /** Runs `attempt` again while the retry schedule allows, within the total deadline. */
+  const withRetries = <A>(target: UpstreamTarget, deadline: number, attempt: Effect.Effect<A, UpstreamError>) =>
+    Effect.retry(
+      attempt,
+      retrySchedule(target.retries, deadline).pipe(Schedule.tap(({ input, attempt: retry, duration }) =>
+        Effect.logDebug("retrying upstream", {
+          target: target.name,
+          retry,
+          kind: input.kind,
+          status: input.status,
+          delayMs: Math.round(Duration.toMillis(duration))
+        })
+      ))
+    )
 
   const validUrl = (target: UpstreamTarget): Effect.Effect<void, UpstreamError> =>
     URL.canParse(completionsUrl(target.baseUrl))

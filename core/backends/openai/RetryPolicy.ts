@@ -1,16 +1,18 @@
 /**
- * When to try an upstream again: only errors `isRetryable` accepts (before
- * the first byte: connection failures, timeouts, 429, 5xx), with exponential
- * backoff and jitter, and a Retry-After the upstream sent honoured when it is
- * sane. A wait that is absurd or longer than the time left is not waited:
- * the error goes back at once, Retry-After included, for the router to fall
- * back or the client to wait.
+ * When to try an upstream again, as a Schedule over the failures: only
+ * errors `isRetryable` accepts (before the first byte: connection failures,
+ * timeouts, 429, 5xx), at most `max` retries, with exponential backoff and
+ * jitter, and a Retry-After the upstream sent honoured when it is sane. A
+ * wait that is absurd or longer than the time left is not waited: the error
+ * goes back at once, Retry-After included, for the router to fall back or
+ * the client to wait.
  */
+import { Duration, Effect, Schedule } from "effect"
 import { isRetryable, type UpstreamError } from "../../chat/Upstream.ts"
 
 /** Retry-After values beyond this are not waited for here. */
 export const MAX_RETRY_AFTER_MS = 60_000
-/** Backoff stops growing here. */
+/** Backoff stops growing here (before jitter). */
 export const MAX_BACKOFF_MS = 30_000
 
 /**
@@ -27,27 +29,24 @@ export const retryAfterMs = (headers: Readonly<Record<string, string | undefined
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs)
 }
 
-/** base·2^attempt capped, the upper half random so that many clients do not retry in step. */
-export const backoffMs = (attempt: number, baseDelayMs: number, random: number): number => {
-  const ceiling = Math.min(MAX_BACKOFF_MS, baseDelayMs * 2 ** attempt)
-  return ceiling / 2 + random * (ceiling / 2)
-}
-
 /**
- * The wait before retry number `attempt` (0 for the first retry), or
- * undefined when the error must go back to the caller now.
+ * The retries of one request whose deadline is `deadlineMs` (clock time):
+ * baseDelayMs·2^retry capped, each wait scaled by a random 0.8-1.2 so that
+ * many clients do not retry in step, or the upstream's Retry-After instead.
  */
-export const retryDelayMs = (
-  error: UpstreamError,
-  attempt: number,
+export const retrySchedule = (
   retries: { readonly max: number; readonly baseDelayMs: number },
-  random: number,
-  remainingMs: number
-): number | undefined => {
-  if (attempt >= retries.max || !isRetryable(error)) return undefined
-  const delay = error.retryAfterSeconds !== undefined
-    ? error.retryAfterSeconds * 1000
-    : backoffMs(attempt, retries.baseDelayMs, random)
-  if (delay > MAX_RETRY_AFTER_MS || delay >= remainingMs) return undefined
-  return delay
-}
+  deadlineMs: number
+): Schedule.Schedule<Duration.Duration, UpstreamError> =>
+  Schedule.exponential(retries.baseDelayMs).pipe(
+    Schedule.modifyDelay(({ duration }) => Effect.succeed(Math.min(Duration.toMillis(duration), MAX_BACKOFF_MS))),
+    Schedule.jittered,
+    Schedule.setInputType<UpstreamError>(),
+    Schedule.modifyDelay(({ input, duration }) =>
+      Effect.succeed(input.retryAfterSeconds === undefined ? duration : Duration.seconds(input.retryAfterSeconds))
+    ),
+    Schedule.while(({ input, attempt, duration, now }) => {
+      const wait = Duration.toMillis(duration)
+      return attempt <= retries.max && isRetryable(input) && wait <= MAX_RETRY_AFTER_MS && wait < deadlineMs - now
+    })
+  )

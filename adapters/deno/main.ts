@@ -1,7 +1,8 @@
 /**
- * Periscope on Deno and Deno Deploy: the same web handler as every adapter,
- * served by Deno.serve. Settings come from the environment (and the config
- * file, when PERISCOPE_CONFIG names one bundled with the deployment).
+ * Periscope on Deno and Deno Deploy: the application the other adapters
+ * build (core/app), served by Deno.serve through the shared web handler.
+ * Settings come from the environment (and the config file, when
+ * PERISCOPE_CONFIG names one bundled with the deployment).
  *
  * Permissions: --allow-net (serve, a snapshot URL, model upstreams), --allow-env
  * (settings), --allow-read (config, keys and snapshot files). Deno Deploy grants these.
@@ -11,80 +12,41 @@
  * Deno keeps no data directory, so a key must be configured: PERISCOPE_API_KEYS
  * or PERISCOPE_KEYS_FILE.
  */
-import { ConfigProvider, Duration, Effect, Layer } from "effect"
+import { ConfigProvider, Effect, FileSystem, Layer, PlatformError } from "effect"
+import { FetchHttpClient } from "effect/http"
 import { makeWebHandler } from "../../core/api/HttpApp.ts"
-import { decoderFor } from "../../core/schema/Decode.ts"
-import { ServerOptions } from "../../core/api/ServerOptions.ts"
-import { ApiKeys } from "../../core/auth/ApiKeys.ts"
-import { KeysFile, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
-import { RateLimiter } from "../../core/auth/RateLimiter.ts"
-import { EngineSearch } from "../../core/backends/EngineSearch.ts"
-import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
-import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
-import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
-import { chatGatewayLayer } from "../../core/chat/ChatSetup.ts"
-import { decodeSnapshot } from "../../core/index/Snapshot.ts"
-import { loadSettings, readJsonFile, type ReadText, SettingsError } from "../../core/config/Settings.ts"
+import { appLayer } from "../../core/app/Application.ts"
+import { setupKeys } from "../../core/app/KeySetup.ts"
+import { searchChoiceOf } from "../../core/app/SearchBackend.ts"
+import { loadSettings } from "../../core/config/Settings.ts"
 
-const readText: ReadText = (path) =>
-  Effect.tryPromise({ try: () => Deno.readTextFile(path), catch: (e) => `cannot be read: ${e instanceof Error ? e.name : String(e)}` })
-
-const decodeKeysFile = decoderFor(KeysFile, "file")
-
-/** Snapshot bytes from a bundled file or a URL. */
-const readSnapshot = (location: string): Effect.Effect<Uint8Array, SettingsError> => {
-  const setting = `search.snapshot (${location})`
-  const read = /^https?:\/\//.test(location)
-    ? Effect.tryPromise({
-      try: async () => {
-        const response = await fetch(location)
-        if (!response.ok) throw new Error(`HTTP ${response.status}`)
-        return new Uint8Array(await response.arrayBuffer())
-      },
-      catch: (e) => new SettingsError({ setting, message: `cannot be fetched: ${e instanceof Error ? e.message : String(e)}` })
-    })
-    : Effect.mapError(Effect.tryPromise(() => Deno.readFile(location)), (e) =>
-      new SettingsError({ setting, message: `cannot be read: ${e.cause instanceof Error ? e.cause.name : String(e)}` }))
-  return read
-}
-
-const searchLayer = (search: { readonly backend: string; readonly snapshot: string | undefined }) =>
-  Effect.gen(function*() {
-    if (search.backend === "engine" && search.snapshot !== undefined) {
-      const bytes = yield* readSnapshot(search.snapshot)
-      const index = yield* Effect.try({
-        try: () => decodeSnapshot(bytes),
-        catch: (e) => new SettingsError({ setting: `search.snapshot (${search.snapshot})`, message: e instanceof Error ? e.message : String(e) })
-      })
-      console.log(`Serving ${index.documentCount} documents and ${index.imageCount} images from ${search.snapshot}`)
-      return EngineSearch.layer(index)
-    }
-    console.log("No search.snapshot configured: serving the sample documents (fixture backend)")
-    return FixtureSearchLayer(sampleDocuments)
+/** Deno's file reads as Effect's FileSystem: all the application reads is config, keys and snapshot files. */
+const denoError = (method: string, path: string) => (cause: unknown) =>
+  PlatformError.systemError({
+    _tag: cause instanceof Deno.errors.NotFound ? "NotFound" : cause instanceof Deno.errors.PermissionDenied ? "PermissionDenied" : "Unknown",
+    module: "FileSystem",
+    method,
+    pathOrDescriptor: path,
+    cause: { code: cause instanceof Error ? cause.name : String(cause) }
   })
 
+const denoFileSystem = FileSystem.layerNoop({
+  readFile: (path) => Effect.tryPromise({ try: () => Deno.readFile(path), catch: denoError("readFile", path) }),
+  readFileString: (path) => Effect.tryPromise({ try: () => Deno.readTextFile(path), catch: denoError("readFileString", path) }),
+  exists: (path) => Effect.promise(() => Deno.stat(path).then(() => true, () => false))
+})
+
+const platform = Layer.mergeAll(denoFileSystem, FetchHttpClient.layer)
+
 const startup = Effect.gen(function*() {
-  const settings = yield* loadSettings(readText)
-  const records = recordsFromPlainKeys(settings.apiKeys, settings.rateLimitPerMinute)
-  if (settings.keysFile !== undefined) {
-    records.push(...(yield* readJsonFile(readText, settings.keysFile, "PERISCOPE_KEYS_FILE", decodeKeysFile)).keys)
-  }
-  if (records.length === 0) {
-    return yield* new SettingsError({
-      setting: "PERISCOPE_API_KEYS",
-      message: "is required on Deno (or PERISCOPE_KEYS_FILE): there is no data directory to keep a generated key in"
-    })
-  }
-  const search = yield* searchLayer(settings.search)
-  const services = Layer.mergeAll(
-    search,
-    chatGatewayLayer(settings.file.chat).pipe(Layer.provide([search, OpenAiUpstream.fetchLayer])),
-    ApiKeys.layer(records),
-    RateLimiter.layer,
-    Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) })
-  )
-  return { settings, services }
-}).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: Deno.env.toObject() })))
+  const settings = yield* loadSettings
+  const keys = yield* setupKeys(settings, "refuse")
+  const services = appLayer(settings, keys.records, { search: searchChoiceOf(settings.search, undefined) })
+  return { settings, services: Layer.provide(services, platform) }
+}).pipe(
+  Effect.provide(platform),
+  Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env: Deno.env.toObject() }))
+)
 
 const started = await Effect.runPromise(Effect.result(startup))
 if (started._tag === "Failure") {
@@ -93,9 +55,10 @@ if (started._tag === "Failure") {
 }
 const { settings, services } = started.success
 const { handler } = makeWebHandler(services)
-// A bad setting found while building the services (a missing upstream key variable) fails the first request; check it now.
+// The services are built on the first request: make it now, so a bad setting (a missing upstream
+// key variable, an unreadable snapshot) stops the start instead of failing a caller.
 await handler(new Request("http://localhost/healthz")).catch((error) => {
-  console.error(`Invalid configuration: ${error?.setting ?? "chat"}: ${error?.message ?? String(error)}`)
+  console.error(`Invalid configuration: ${error?.setting ?? "startup"}: ${error?.message ?? String(error)}`)
   Deno.exit(1)
 })
 

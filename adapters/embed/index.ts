@@ -6,31 +6,30 @@
  * no auth (the caller is in-process); the fetch handler is the full HTTP
  * contract, keys included.
  */
-import { Cause, Duration, Effect, Exit, Layer, ManagedRuntime, Result, Stream } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { Cause, Duration, Effect, Exit, FileSystem, Layer, ManagedRuntime, Result, Stream } from "effect"
 import { ApiError, statusOf, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
 import { completeChat, streamChat } from "../../core/api/ChatHandlers.ts"
 import { fromSearchError, internalError } from "../../core/api/DomainErrors.ts"
 import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
-import { makeBodyDecoder } from "../../core/api/RequestBody.ts"
+import { makeBodyDecoder } from "../../core/api/JsonBody.ts"
 import { SearchRequest } from "../../core/api/SearchWire.ts"
-import { ServerOptions } from "../../core/api/ServerOptions.ts"
+import { appLayer } from "../../core/app/Application.ts"
+import { setupKeys } from "../../core/app/KeySetup.ts"
+import type { SearchChoice } from "../../core/app/SearchBackend.ts"
 import { ApiKeys } from "../../core/auth/ApiKeys.ts"
-import { generateKey, type KeyRecord, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
-import { RateLimiter } from "../../core/auth/RateLimiter.ts"
-import { EngineSearch } from "../../core/backends/EngineSearch.ts"
+import type { KeyRecord } from "../../core/auth/KeyRecord.ts"
+import { RateLimits } from "../../core/auth/RateLimits.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
-import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
 import { ScriptedChatLayer, type ScriptedChatOptions } from "../../core/backends/ScriptedChat.ts"
-import { chatGatewayLayer } from "../../core/chat/ChatSetup.ts"
 import type { ChatConfig } from "../../core/config/ChatConfig.ts"
-import type { SettingsError } from "../../core/config/Settings.ts"
+import { settingsOf } from "../../core/config/Settings.ts"
 import type { ChatCompletionChunk, ChatCompletionResponse } from "../../core/chat/ChatCompletion.ts"
 import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import { ChatModel } from "../../core/chat/ChatModel.ts"
 import { ChatCompletionRequest, toChatRequest } from "../../core/chat/ChatRequest.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
-import { decodeSnapshot } from "../../core/index/Snapshot.ts"
 import { ImageSearch } from "../../core/search/ImageSearch.ts"
 import type { ImageResult, WebSearchData } from "../../core/search/SearchResult.ts"
 import { WebSearch } from "../../core/search/WebSearch.ts"
@@ -99,25 +98,15 @@ export interface Periscope {
   close(): Promise<void>
 }
 
-const searchLayerOf = (options: PeriscopeOptions): Layer.Layer<WebSearch | ImageSearch> => {
-  const search = options.search
-  if (search === undefined) return FixtureSearchLayer(sampleDocuments)
-  if ("layer" in search) return search.layer
-  // A corrupt snapshot is the caller's mistake: decodeSnapshot throws SnapshotError at once.
-  if ("snapshot" in search) return EngineSearch.layer(decodeSnapshot(search.snapshot))
-  return FixtureSearchLayer(search.documents)
+const searchChoiceOf = (search: PeriscopeOptions["search"]): SearchChoice => {
+  if (search === undefined) return { _tag: "Fixture", documents: sampleDocuments }
+  if ("layer" in search) return { _tag: "Layer", layer: search.layer }
+  if ("snapshot" in search) return { _tag: "EngineBytes", bytes: search.snapshot }
+  return { _tag: "Fixture", documents: search.documents }
 }
 
-const chatLayerOf = (options: PeriscopeOptions, search: Layer.Layer<WebSearch | ImageSearch>): Layer.Layer<ChatGateway, SettingsError> => {
-  const chat = options.chat
-  if (chat === undefined || "config" in chat) {
-    const config = chat === undefined ? undefined : chat.config
-    const withPolicy = options.validation === undefined ? config : { ...config, validation: { policy: options.validation.mode, retries: options.validation.retries } }
-    return chatGatewayLayer(withPolicy).pipe(Layer.provide([search, OpenAiUpstream.fetchLayer]))
-  }
-  const model = "layer" in chat ? chat.layer : ScriptedChatLayer(chat)
-  return ChatGateway.layer(options.validation).pipe(Layer.provide(model))
-}
+/** In-process there are no files to read: the caller hands over bytes and documents. */
+const embedPlatform = Layer.mergeAll(FileSystem.layerNoop({}), FetchHttpClient.layer)
 
 const decodeSearch = makeBodyDecoder(SearchRequest)
 const decodeChat = makeBodyDecoder(ChatCompletionRequest)
@@ -133,20 +122,25 @@ const decoded = <A>(result: Result.Result<A, ApiError>): Effect.Effect<A, ApiErr
   Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(result.failure)
 
 export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
-  const plainKeys = options.apiKeys ?? []
-  const generated = plainKeys.length === 0 && (options.keys?.length ?? 0) === 0 ? generateKey() : undefined
-  const records = [...recordsFromPlainKeys(generated === undefined ? plainKeys : [generated]), ...(options.keys ?? [])]
-  const searchLayer = searchLayerOf(options)
-  // A bad chat config (an upstream key variable not set) is a mistake of the caller: it throws on first use.
-  const chatLayer = chatLayerOf(options, searchLayer).pipe(Layer.orDie)
-  const services: Layer.Layer<AppServices> = Layer.mergeAll(
-    searchLayer,
-    chatLayer,
-    ApiKeys.layer(records),
-    RateLimiter.layer
-  ).pipe(Layer.provideMerge(Layer.succeed(ServerOptions, {
-    streamKeepAlive: Duration.fromInputUnsafe(options.streamKeepAlive ?? "15 seconds")
-  })))
+  const chat = options.chat
+  const config: ChatConfig | undefined = chat !== undefined && "config" in chat ? chat.config : undefined
+  const settings = settingsOf({
+    ...(config === undefined && options.validation === undefined ? {} : {
+      chat: {
+        ...config,
+        ...(options.validation === undefined ? {} : { validation: { policy: options.validation.mode, retries: options.validation.retries } })
+      }
+    }),
+    streamKeepAliveSeconds: Duration.toSeconds(Duration.fromInputUnsafe(options.streamKeepAlive ?? "15 seconds"))
+  }, { apiKeys: options.apiKeys ?? [] })
+  // No file is read here: setupKeys only hashes the given keys, or makes one for this process.
+  const keys = Effect.runSync(Effect.provide(setupKeys(settings, "memory", options.keys ?? []), embedPlatform))
+  const chatModel = chat === undefined || "config" in chat ? undefined : "layer" in chat ? chat.layer : ScriptedChatLayer(chat)
+  // A corrupt snapshot or a bad chat config (an upstream key variable not set) is the caller's mistake: it throws on first use.
+  const services: Layer.Layer<AppServices> = appLayer(settings, keys.records, {
+    search: searchChoiceOf(options.search),
+    ...(chatModel === undefined ? {} : { chatModel })
+  }).pipe(Layer.provide(embedPlatform), Layer.orDie)
   // One memo map: the Promise API and the fetch handler share the same backend instances.
   const memoMap = Layer.makeMemoMapUnsafe()
   const runtime = ManagedRuntime.make(services, { memoMap })
@@ -163,7 +157,7 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
     })
 
   return {
-    apiKey: generated,
+    apiKey: keys.generatedKey,
     webSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(WebSearch), (s) => Effect.mapError(s.search(q), fromSearchError))),
     imageSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(ImageSearch), (s) => Effect.mapError(s.search(q), fromSearchError))),
     chat: (input) =>
@@ -201,7 +195,7 @@ async function* iterate<A>(
   }
 }
 
-export { ApiKeys, ChatGateway, ChatModel, FixtureSearchLayer, ImageSearch, RateLimiter, ScriptedChatLayer, WebSearch }
+export { ApiKeys, ChatGateway, ChatModel, FixtureSearchLayer, ImageSearch, RateLimits, ScriptedChatLayer, WebSearch }
 export { makeWebHandler, PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 export { EngineSearch, SearchEngine } from "../../core/backends/EngineSearch.ts"
 export { IndexBuilder } from "../../core/index/IndexBuilder.ts"

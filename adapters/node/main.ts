@@ -8,8 +8,10 @@ import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
-import { setupKeys } from "./keys.ts"
-import { makeServices, serverOptionsLayer } from "./services.ts"
+import { appLayer } from "../../core/app/Application.ts"
+import { setupKeys } from "../../core/app/KeySetup.ts"
+import { searchChoiceOf } from "../../core/app/SearchBackend.ts"
+import { nodeEngineHooks, nodePlatform } from "./platform.ts"
 import { loadSettings } from "./settings.ts"
 
 const announceKey = (key: string, file: string) =>
@@ -35,14 +37,16 @@ const closeIdleConnectionsOnShutdown = (server: Server) => {
 
 const program = Effect.gen(function*() {
   const settings = yield* loadSettings
-  const keys = yield* setupKeys(settings)
+  const keys = yield* Effect.provide(setupKeys(settings, "persist"), nodePlatform)
   if (keys.generatedKey !== undefined) yield* announceKey(keys.generatedKey, keys.generatedFile!)
-  const services = makeServices(settings, keys.records)
+  const services = appLayer(settings, keys.records, {
+    search: searchChoiceOf(settings.search, settings.search.snapshot),
+    hooks: nodeEngineHooks(settings)
+  }).pipe(Layer.provide(nodePlatform))
   const httpServer = createServer()
   closeIdleConnectionsOnShutdown(httpServer)
   const server = HttpRouter.serve(PeriscopeRoutes, { disableLogger: !settings.logRequests }).pipe(
     Layer.provide(services),
-    Layer.provide(serverOptionsLayer(settings)),
     Layer.provide(NodeHttpServer.layer(() => httpServer, { port: settings.port, host: settings.host }))
   )
   yield* Effect.logInfo(`Periscope starting on port ${settings.port} (data in ${settings.dataDir})`)

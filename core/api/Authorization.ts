@@ -1,20 +1,37 @@
 /**
- * The bearer-key middleware of the HTTP contract. Its implementation lives in
- * core/auth (key check and rate limit); it provides the caller's key to handlers.
+ * The bearer-key middleware of the HTTP contract: the key check and the rate
+ * limit come from core/auth; a refusal is rendered here, in the wire family
+ * of the path (search envelope or OpenAI error body).
  */
-import { Context } from "effect"
+import { Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { ApiKeys } from "../auth/ApiKeys.ts"
+import { RateLimits } from "../auth/RateLimits.ts"
+import { familyOfPath } from "./ApiError.ts"
+import { fromAuthError } from "./DomainErrors.ts"
+import { errorResponse } from "./ErrorResponse.ts"
 
-/** The authenticated caller: the key's name (never the key) and its limit. */
-export interface Principal {
-  readonly keyName: string
-  readonly requestsPerMinute: number
-}
-
-export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("periscope/api/CurrentPrincipal") {}
-
-export class Authorization extends HttpApiMiddleware.Service<Authorization, {
-  provides: CurrentPrincipal
-}>()("periscope/api/Authorization", {
+export class Authorization extends HttpApiMiddleware.Service<Authorization>()("periscope/api/Authorization", {
   security: { bearer: HttpApiSecurity.bearer }
-}) {}
+}) {
+  static readonly layer = Layer.effect(
+    Authorization,
+    Effect.gen(function*() {
+      const keys = yield* ApiKeys
+      const limits = yield* RateLimits
+      return Authorization.of({
+        bearer: (httpEffect, { credential }) =>
+          keys.authenticate(Redacted.value(credential)).pipe(
+            Effect.flatMap(limits.check),
+            Effect.matchEffect({
+              onFailure: (error) =>
+                Effect.map(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
+                  errorResponse(familyOfPath(request.url), fromAuthError(error))),
+              onSuccess: () => httpEffect
+            })
+          )
+      })
+    })
+  )
+}

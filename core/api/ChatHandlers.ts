@@ -12,7 +12,7 @@ import { type SequencedEvent, sequenceChunks, sseBody } from "./ChatSse.ts"
 import { completionId } from "./CompletionIds.ts"
 import { fromChatError, internalError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
-import { CHAT_BODY_LIMIT, decodeJsonBody, makeBodyDecoder } from "./RequestBody.ts"
+import { CHAT_BODY_LIMIT, decodeJsonBody, makeBodyDecoder } from "./JsonBody.ts"
 
 const decodeChatRequest = makeBodyDecoder(ChatCompletionRequest)
 const renderError = (error: ApiError) => Effect.succeed(errorResponse("chat", error))

@@ -2,6 +2,7 @@
 import { Cause } from "effect"
 import type { ChatModelError } from "../chat/ChatError.ts"
 import type { SearchBackendError } from "../search/SearchError.ts"
+import type { AuthError } from "../auth/AuthError.ts"
 import type { InvalidInput } from "../schema/InvalidInput.ts"
 import { ApiError } from "./ApiError.ts"
 
@@ -27,4 +28,13 @@ export const fromInvalidInput = (error: InvalidInput): ApiError =>
     kind: error.reason === "not_json" ? "invalid_json" : "invalid_request",
     message: error.message,
     param: error.path === "" ? null : error.path
+  })
+
+/** A refused key or an exhausted limit: 401, 429 (with Retry-After) or 503. */
+export const fromAuthError = (error: AuthError): ApiError =>
+  new ApiError({
+    kind: error.reason === "rate_limited" ? "rate_limited" : error.reason === "limiter_unavailable" ? "unavailable" : "unauthorized",
+    message: error.message,
+    param: null,
+    ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds })
   })

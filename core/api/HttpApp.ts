@@ -7,25 +7,25 @@
 import { Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { AuthorizationLive } from "../auth/AuthorizationLive.ts"
 import type { ApiKeys } from "../auth/ApiKeys.ts"
-import type { RateLimiter } from "../auth/RateLimiter.ts"
+import type { RateLimits } from "../auth/RateLimits.ts"
 import type { ChatGateway } from "../chat/ChatGateway.ts"
 import type { ImageSearch } from "../search/ImageSearch.ts"
 import type { WebSearch } from "../search/WebSearch.ts"
 import { PeriscopeApi } from "./Api.ts"
+import { Authorization } from "./Authorization.ts"
 import { ChatHandlers } from "./ChatHandlers.ts"
 import { ErrorBoundary } from "./ErrorBoundary.ts"
 import { HealthHandlers, MetaHandlers } from "./MetaHandlers.ts"
 import { SearchHandlers } from "./SearchHandlers.ts"
 
 /** Everything the routes need from outside: the search services, the chat gateway and the key store. */
-export type AppServices = WebSearch | ImageSearch | ChatGateway | ApiKeys | RateLimiter
+export type AppServices = WebSearch | ImageSearch | ChatGateway | ApiKeys | RateLimits
 
 export const PeriscopeRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(PeriscopeApi).pipe(
     Layer.provide([SearchHandlers, ChatHandlers, MetaHandlers, HealthHandlers]),
-    Layer.provide(AuthorizationLive)
+    Layer.provide(Authorization.layer)
   ),
   ErrorBoundary
 )

@@ -8,7 +8,7 @@ import { PeriscopeApi } from "./Api.ts"
 import type { ApiError } from "./ApiError.ts"
 import { fromSearchError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
-import { decodeJsonBody, makeBodyDecoder, SEARCH_BODY_LIMIT } from "./RequestBody.ts"
+import { decodeJsonBody, makeBodyDecoder, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
 import { SearchRequest, successEnvelope } from "./SearchWire.ts"
 
 const decodeSearchRequest = makeBodyDecoder(SearchRequest)

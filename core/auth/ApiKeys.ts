@@ -6,8 +6,7 @@
 import { Context, Effect, Layer } from "effect"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { hexToBytes } from "@noble/hashes/utils.js"
-import { ApiError } from "../api/ApiError.ts"
-import type { Principal } from "../api/Authorization.ts"
+import { AuthError, type Principal } from "./AuthError.ts"
 import type { KeyRecord } from "./KeyRecord.ts"
 
 const encoder = new TextEncoder()
@@ -15,15 +14,14 @@ const encoder = new TextEncoder()
 /** Keys longer than this are refused before hashing: no key we issue comes close. */
 const MAX_KEY_LENGTH = 512
 
-const missingKey = new ApiError({
-  kind: "unauthorized",
-  message: "Authorization: missing API key; send the header \"Authorization: Bearer <API_KEY>\"",
-  param: null
+const missingKey = new AuthError({
+  reason: "missing_key",
+  message: "Authorization: missing API key; send the header \"Authorization: Bearer <API_KEY>\""
 })
-const invalidKey = new ApiError({ kind: "unauthorized", message: "Authorization: invalid API key", param: null })
+const invalidKey = new AuthError({ reason: "invalid_key", message: "Authorization: invalid API key" })
 
 export class ApiKeys extends Context.Service<ApiKeys, {
-  authenticate(key: string): Effect.Effect<Principal, ApiError>
+  authenticate(key: string): Effect.Effect<Principal, AuthError>
 }>()("periscope/auth/ApiKeys") {
   static readonly layer = (records: ReadonlyArray<KeyRecord>) =>
     Layer.succeed(ApiKeys, ApiKeys.of({ authenticate: makeAuthenticator(records) }))
@@ -33,7 +31,7 @@ export class ApiKeys extends Context.Service<ApiKeys, {
 export const makeAuthenticator = (records: ReadonlyArray<KeyRecord>) => {
   const hashes = records.map((r) => hexToBytes(r.sha256))
   const principals: Array<Principal> = records.map((r) => ({ keyName: r.name, requestsPerMinute: r.requestsPerMinute }))
-  return (key: string): Effect.Effect<Principal, ApiError> => {
+  return (key: string): Effect.Effect<Principal, AuthError> => {
     if (key === "") return Effect.fail(missingKey)
     if (key.length > MAX_KEY_LENGTH) return Effect.fail(invalidKey)
     const digest = sha256(encoder.encode(key))

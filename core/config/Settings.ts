@@ -4,7 +4,7 @@
  * Pure: the adapter supplies the environment (as Effect's ConfigProvider)
  * and a way to read a file. Every failure names the setting and the rule.
  */
-import { Config, Effect, Result, Schema } from "effect"
+import { Config, Effect, FileSystem, type PlatformError, Result, Schema } from "effect"
 import { decodeJsonText, decoderFor } from "../schema/Decode.ts"
 import type { InvalidInput } from "../schema/InvalidInput.ts"
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../auth/KeyRecord.ts"
@@ -38,8 +38,18 @@ export interface Settings {
   readonly file: ConfigFile
 }
 
-/** Reads a text file for the settings; fails with a message such as "cannot be read: ENOENT". */
-export type ReadText = (path: string) => Effect.Effect<string, string>
+/** Why a file could not be read, as the operator knows it: the OS error code (ENOENT) when there is one. */
+export const describeReadError = (error: PlatformError.PlatformError): string => {
+  const reason = error.reason
+  if (reason._tag === "BadArgument") return `cannot be read: ${reason.description ?? "bad argument"}`
+  const cause = reason.cause as { readonly code?: unknown } | undefined
+  return `cannot be read: ${typeof cause?.code === "string" ? cause.code : reason._tag}`
+}
+
+/** Reads a text file through the platform's FileSystem; fails with the setting that named it. */
+export const readSettingFile = (path: string, setting: string): Effect.Effect<string, SettingsError, FileSystem.FileSystem> =>
+  Effect.flatMap(Effect.service(FileSystem.FileSystem), (fs) =>
+    Effect.mapError(fs.readFileString(path), (error) => new SettingsError({ setting: `${setting} (${path})`, message: describeReadError(error) })))
 
 const optionalEnv = (name: string) =>
   Config.String(name).pipe(Config.option, Config.map((o) => (o._tag === "Some" && o.value.trim() !== "" ? o.value.trim() : undefined)))
@@ -52,21 +62,20 @@ const fromConfigError = (error: { readonly message: string }) => {
 
 /** Reads a JSON file and decodes it; errors name the setting that pointed at the file. */
 export const readJsonFile = <A>(
-  readText: ReadText,
   path: string,
   setting: string,
   decode: (input: unknown) => Result.Result<A, InvalidInput>
-): Effect.Effect<A, SettingsError> =>
-  Effect.gen(function*() {
-    const where = `${setting} (${path})`
-    const text = yield* Effect.mapError(readText(path), (reason) => new SettingsError({ setting: where, message: reason }))
+): Effect.Effect<A, SettingsError, FileSystem.FileSystem> =>
+  Effect.flatMap(readSettingFile(path, setting), (text) => {
     const decoded = decodeJsonText(text, "file", decode)
-    return Result.isSuccess(decoded) ? decoded.success : yield* new SettingsError({ setting: where, message: decoded.failure.message })
+    return Result.isSuccess(decoded)
+      ? Effect.succeed(decoded.success)
+      : Effect.fail(new SettingsError({ setting: `${setting} (${path})`, message: decoded.failure.message }))
   })
 
 const decodeConfigFile = decoderFor(ConfigFile, "file")
 
-export const loadSettings = (readText: ReadText): Effect.Effect<Settings, SettingsError> =>
+export const loadSettings: Effect.Effect<Settings, SettingsError, FileSystem.FileSystem> =
   Effect.gen(function*() {
     const env = yield* Config.all({
       port: Config.Port("PORT").pipe(Config.option),
@@ -78,26 +87,36 @@ export const loadSettings = (readText: ReadText): Effect.Effect<Settings, Settin
     }).pipe(Effect.mapError(fromConfigError))
     const file: ConfigFile = env.configFile === undefined
       ? {}
-      : yield* readJsonFile(readText, env.configFile, "PERISCOPE_CONFIG", decodeConfigFile)
+      : yield* readJsonFile(env.configFile, "PERISCOPE_CONFIG", decodeConfigFile)
     const apiKeys = env.apiKeys === undefined ? [] : env.apiKeys.split(",").map((k) => k.trim()).filter((k) => k !== "")
     if (env.apiKeys !== undefined && apiKeys.length === 0) {
       return yield* new SettingsError({ setting: "PERISCOPE_API_KEYS", message: "must list at least one key (comma-separated)" })
     }
-    return {
-      port: env.port._tag === "Some" ? env.port.value : file.port ?? 8080,
-      host: env.host ?? file.host,
-      dataDir: env.dataDir ?? file.dataDir ?? ".periscope",
-      apiKeys,
-      keysFile: env.keysFile ?? file.keysFile,
-      rateLimitPerMinute: file.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
-      streamKeepAliveSeconds: file.streamKeepAliveSeconds ?? 15,
-      logRequests: file.logRequests ?? false,
-      search: {
-        backend: file.search?.backend ?? "engine",
-        snapshot: file.search?.snapshot,
-        documents: file.search?.documents
-      },
-      configFile: env.configFile,
-      file
-    }
+    return settingsOf(file, {
+      ...(env.port._tag === "Some" ? { port: env.port.value } : {}),
+      ...(env.host === undefined ? {} : { host: env.host }),
+      ...(env.dataDir === undefined ? {} : { dataDir: env.dataDir }),
+      ...(env.keysFile === undefined ? {} : { keysFile: env.keysFile }),
+      ...(env.configFile === undefined ? {} : { configFile: env.configFile }),
+      apiKeys
+    })
   })
+
+/** Settings from a config file, with what the environment gave winning over it; defaults for the rest. */
+export const settingsOf = (file: ConfigFile, env: Partial<Pick<Settings, "port" | "host" | "dataDir" | "keysFile" | "configFile" | "apiKeys">> = {}): Settings => ({
+  port: env.port ?? file.port ?? 8080,
+  host: env.host ?? file.host,
+  dataDir: env.dataDir ?? file.dataDir ?? ".periscope",
+  apiKeys: env.apiKeys ?? [],
+  keysFile: env.keysFile ?? file.keysFile,
+  rateLimitPerMinute: file.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
+  streamKeepAliveSeconds: file.streamKeepAliveSeconds ?? 15,
+  logRequests: file.logRequests ?? false,
+  search: {
+    backend: file.search?.backend ?? "engine",
+    snapshot: file.search?.snapshot,
+    documents: file.search?.documents
+  },
+  configFile: env.configFile,
+  file
+})

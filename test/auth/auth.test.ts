@@ -1,8 +1,9 @@
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
 import { makeAuthenticator } from "../../core/auth/ApiKeys.ts"
 import { generateKey, hashKey, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
-import { TokenBuckets } from "../../core/auth/RateLimiter.ts"
+import { RateLimits } from "../../core/auth/RateLimits.ts"
 
 describe("key check", () => {
   const authenticate = makeAuthenticator([
@@ -19,7 +20,7 @@ describe("key check", () => {
     for (const key of ["", "alpha-ke", "alpha-keyy", "ALPHA-KEY", "x".repeat(10_000)]) {
       const result = run(key)
       expect(result._tag).toBe("Failure")
-      if (result._tag === "Failure") expect(result.failure.kind).toBe("unauthorized")
+      if (result._tag === "Failure") expect(result.failure.reason).toBe(key === "" ? "missing_key" : "invalid_key")
     }
   })
   it("hashes keys as SHA-256 hex", () => {
@@ -32,26 +33,45 @@ describe("key check", () => {
   })
 })
 
-describe("token buckets", () => {
-  it("allows a minute's worth at once, then one per refill interval", () => {
-    const buckets = new TokenBuckets()
-    const t0 = 1_000_000
-    for (let i = 0; i < 60; i++) expect(buckets.take("k", 60, t0)).toBe(0)
-    const wait = buckets.take("k", 60, t0)
-    expect(wait).toBeCloseTo(1, 5)
-    expect(buckets.take("k", 60, t0 + 500)).toBeCloseTo(0.5, 5)
-    expect(buckets.take("k", 60, t0 + 1000)).toBe(0)
-    expect(buckets.take("k", 60, t0 + 1000)).toBeGreaterThan(0)
-  })
-  it("keeps keys apart and never refills past capacity", () => {
-    const buckets = new TokenBuckets()
-    expect(buckets.take("a", 2, 0)).toBe(0)
-    expect(buckets.take("a", 2, 0)).toBe(0)
-    expect(buckets.take("a", 2, 0)).toBeGreaterThan(0)
-    expect(buckets.take("b", 2, 0)).toBe(0)
-    // An hour idle refills to 2, not 120.
-    expect(buckets.take("a", 2, 3_600_000)).toBe(0)
-    expect(buckets.take("a", 2, 3_600_000)).toBe(0)
-    expect(buckets.take("a", 2, 3_600_000)).toBeGreaterThan(0)
-  })
+describe("rate limits (Effect's persistence RateLimiter, memory store)", () => {
+  /** Runs `body` with fresh limits on a TestClock; `take` answers 0 when allowed, else the seconds to wait. */
+  const withLimits = (body: (take: (key: string, perMinute: number) => Effect.Effect<number>) => Effect.Effect<void>) =>
+    Effect.runPromise(Effect.gen(function*() {
+      const limits = yield* RateLimits
+      yield* body((key, perMinute) =>
+        limits.check({ keyName: key, requestsPerMinute: perMinute }).pipe(
+          Effect.as(0),
+          Effect.catch((error) => {
+            expect(error.reason).toBe("rate_limited")
+            expect(error.message).toContain(JSON.stringify(key))
+            return Effect.succeed(error.retryAfterSeconds!)
+          })
+        ))
+    }).pipe(Effect.provide(Layer.merge(RateLimits.layerMemory, TestClock.layer()))))
+
+  it("allows a minute's worth at once, then one per refill interval", () =>
+    withLimits((take) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < 60; i++) expect(yield* take("k", 60)).toBe(0)
+        expect(yield* take("k", 60)).toBeCloseTo(1, 5)
+        yield* TestClock.adjust("500 millis")
+        expect(yield* take("k", 60)).toBeCloseTo(0.5, 5)
+        yield* TestClock.adjust("500 millis")
+        expect(yield* take("k", 60)).toBe(0)
+        expect(yield* take("k", 60)).toBeGreaterThan(0)
+      })))
+
+  it("keeps keys apart and never refills past capacity", () =>
+    withLimits((take) =>
+      Effect.gen(function*() {
+        expect(yield* take("a", 2)).toBe(0)
+        expect(yield* take("a", 2)).toBe(0)
+        expect(yield* take("a", 2)).toBeGreaterThan(0)
+        expect(yield* take("b", 2)).toBe(0)
+        // An hour idle refills to 2, not 120.
+        yield* TestClock.adjust("1 hour")
+        expect(yield* take("a", 2)).toBe(0)
+        expect(yield* take("a", 2)).toBe(0)
+        expect(yield* take("a", 2)).toBeGreaterThan(0)
+      })))
 })

@@ -12,19 +12,17 @@ import { resolve } from "node:path"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { nodePlatform } from "../../adapters/node/platform.ts"
 import { type AppServices, PeriscopeRoutes } from "../../core/api/HttpApp.ts"
-import { ServerOptions } from "../../core/api/ServerOptions.ts"
-import { ApiKeys } from "../../core/auth/ApiKeys.ts"
+import { appLayer } from "../../core/app/Application.ts"
 import { type KeyRecord, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
-import { RateLimiter } from "../../core/auth/RateLimiter.ts"
 import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
-import { NodeUpstreamClient } from "../../adapters/node/upstreamClient.ts"
-import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
-import { chatGatewayLayer } from "../../core/chat/ChatSetup.ts"
-import type { ChatConfig } from "../../core/config/ChatConfig.ts"
+import type { ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import type { ChatModel } from "../../core/chat/ChatModel.ts"
+import type { ChatConfig } from "../../core/config/ChatConfig.ts"
+import { settingsOf } from "../../core/config/Settings.ts"
 import type { ImageSearch } from "../../core/search/ImageSearch.ts"
 import type { WebSearch } from "../../core/search/WebSearch.ts"
 
@@ -46,18 +44,19 @@ export interface InProcessOptions {
   readonly validation?: ValidationPolicy
 }
 
-/** The default services of a fresh server, with the test key. */
+/** The services of a fresh server, with the test key, built by the application's own composition. */
 export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppServices> => {
-  const search = options.search ?? FixtureSearchLayer(sampleDocuments)
-  const chat = options.chatConfig !== undefined
-    ? chatGatewayLayer(options.chatConfig).pipe(Layer.provide([search, NodeUpstreamClient]), Layer.orDie)
-    : ChatGateway.layer(options.validation).pipe(Layer.provide(options.chat ?? ScriptedChatLayer(unconfiguredChat)))
-  return Layer.mergeAll(
-    search,
-    chat,
-    ApiKeys.layer(options.keys ?? recordsFromPlainKeys([TEST_KEY])),
-    RateLimiter.layer
-  )
+  const chat: ChatConfig | undefined = options.validation === undefined
+    ? options.chatConfig
+    : { ...options.chatConfig, validation: { policy: options.validation.mode, retries: options.validation.retries } }
+  const settings = settingsOf({
+    ...(chat === undefined ? {} : { chat }),
+    streamKeepAliveSeconds: Duration.toSeconds(Duration.fromInputUnsafe(options.streamKeepAlive ?? "15 seconds"))
+  })
+  return appLayer(settings, options.keys ?? recordsFromPlainKeys([TEST_KEY]), {
+    search: { _tag: "Layer", layer: options.search ?? FixtureSearchLayer(sampleDocuments) },
+    ...(options.chatConfig === undefined ? { chatModel: options.chat ?? ScriptedChatLayer(unconfiguredChat) } : {})
+  }).pipe(Layer.provide(nodePlatform), Layer.orDie)
 }
 
 /** The real Node HTTP server, in this process, on an ephemeral port. */
@@ -65,7 +64,6 @@ export const startInProcess = async (options: InProcessOptions = {}): Promise<Ru
   const scope = Scope.makeUnsafe()
   const app = HttpRouter.serve(PeriscopeRoutes, { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provide(servicesLayer(options)),
-    Layer.provide(Layer.succeed(ServerOptions, { streamKeepAlive: Duration.fromInputUnsafe(options.streamKeepAlive ?? "15 seconds") })),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
   )
   const context = await Effect.runPromise(Layer.buildWithScope(app, scope))

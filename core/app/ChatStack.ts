@@ -9,11 +9,11 @@ import { parameterPresets, presetSupportsN, withOverrides } from "../backends/op
 import type { ChatConfig, UpstreamConfig } from "../config/ChatConfig.ts"
 import { SettingsError } from "../config/Settings.ts"
 import { WebSearch } from "../search/WebSearch.ts"
-import { ChatGateway, defaultValidationPolicy, type ValidationPolicy } from "./ChatGateway.ts"
-import { ChatModel } from "./ChatModel.ts"
-import { GROUNDED_MODEL, makeGroundedModel } from "./GroundedModel.ts"
-import { makeModelRouter, type Route } from "./ModelRouter.ts"
-import { UpstreamClient, type UpstreamTarget } from "./Upstream.ts"
+import { ChatGateway, defaultValidationPolicy, type ValidationPolicy } from "../chat/ChatGateway.ts"
+import { ChatModel } from "../chat/ChatModel.ts"
+import { GROUNDED_MODEL, makeGroundedModel } from "../chat/GroundedModel.ts"
+import { makeModelRouter, type Route } from "../chat/ModelRouter.ts"
+import { UpstreamClient, type UpstreamTarget } from "../chat/Upstream.ts"
 
 export const defaultTimeouts = { connectMs: 10_000, firstTokenMs: 120_000, totalMs: 600_000 }
 export const defaultRetries = { max: 2, baseDelayMs: 250 }

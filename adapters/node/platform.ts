@@ -1,0 +1,39 @@
+/**
+ * What the Node adapter gives the application: the Node file system, Undici
+ * as the HTTP client for upstreams (a whole completion through it measured
+ * about 2.4 times faster than through fetch: WHATWG streams and Request
+ * objects cost more than the request itself), and the engine hooks: the
+ * starter index built on the first start, and a reload on every SIGHUP.
+ */
+import { resolve } from "node:path"
+import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer, Queue, Stream } from "effect"
+import type { EngineHooks } from "../../core/app/SearchBackend.ts"
+import { SettingsError } from "../../core/config/Settings.ts"
+import { readJsonlDocuments } from "./jsonlDocuments.ts"
+import type { Settings } from "./settings.ts"
+import { ensureStarterIndex } from "./starterIndex.ts"
+
+export const nodePlatform = Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layerUndici)
+
+/** One element per SIGHUP while the stream is consumed. */
+export const sighups: Stream.Stream<void> = Stream.callback<void>((queue) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const onHup = () => void Queue.offerUnsafe(queue, undefined)
+      process.on("SIGHUP", onHup)
+      return onHup
+    }),
+    (onHup) => Effect.sync(() => process.off("SIGHUP", onHup))
+  ))
+
+export const nodeEngineHooks = (settings: Settings, options: { readonly reloadOnSighup: boolean } = { reloadOnSighup: true }): EngineHooks => ({
+  prepare: (snapshot) =>
+    ensureStarterIndex({ dataDir: settings.dataDir, out: snapshot, nodeModules: resolve("node_modules") }).pipe(
+      Effect.flatMap((built) => (built === undefined ? Effect.void : Effect.logInfo(built.message))),
+      Effect.mapError((error) =>
+        new SettingsError({ setting: `search.snapshot (${snapshot})`, message: `no snapshot, and the starter index could not be built: ${error.message}` }))
+    ),
+  ...(options.reloadOnSighup ? { reloads: sighups } : {}),
+  readDocuments: readJsonlDocuments
+})

@@ -1,0 +1,46 @@
+/**
+ * Settings in, the application's Layers out: the one function every adapter
+ * (Node, Deno, embed) and the test support call. Adapters provide only what
+ * is platform-specific: a FileSystem, an HttpClient for upstreams, and the
+ * engine hooks (Node's starter index and SIGHUP reloads).
+ */
+import { Duration, type FileSystem, Layer } from "effect"
+import type { HttpClient } from "effect/http"
+import type { AppServices } from "../api/HttpApp.ts"
+import { ServerOptions } from "../api/ServerOptions.ts"
+import { ApiKeys } from "../auth/ApiKeys.ts"
+import type { KeyRecord } from "../auth/KeyRecord.ts"
+import { RateLimits } from "../auth/RateLimits.ts"
+import { OpenAiUpstream } from "../backends/openai/OpenAiUpstream.ts"
+import { ChatGateway } from "../chat/ChatGateway.ts"
+import type { ChatModel } from "../chat/ChatModel.ts"
+import type { Settings, SettingsError } from "../config/Settings.ts"
+import { chatModelLayer, validationPolicyOf } from "./ChatStack.ts"
+import { type EngineHooks, type SearchChoice, searchLayer } from "./SearchBackend.ts"
+
+export interface AppOptions {
+  /** The search backend; by default what the settings choose (see searchChoiceOf). */
+  readonly search: SearchChoice
+  readonly hooks?: EngineHooks
+  /** A chat model in place of the configured router (the scripted backend in tests and demos). */
+  readonly chatModel?: Layer.Layer<ChatModel>
+}
+
+export type Platform = FileSystem.FileSystem | HttpClient.HttpClient
+
+export const appLayer = (
+  settings: Settings,
+  keys: ReadonlyArray<KeyRecord>,
+  options: AppOptions
+): Layer.Layer<AppServices, SettingsError, Platform> => {
+  const search = searchLayer(options.search, options.hooks)
+  const chat = settings.file.chat
+  const model = options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide([search, OpenAiUpstream.layer]))
+  return Layer.mergeAll(
+    search,
+    ChatGateway.layer(validationPolicyOf(chat)).pipe(Layer.provide(model)),
+    ApiKeys.layer(keys),
+    RateLimits.layerMemory,
+    Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) })
+  )
+}

@@ -1,0 +1,69 @@
+/**
+ * The key records a server checks bearer keys against, from one place:
+ * plain keys from PERISCOPE_API_KEYS (hashed at once), a keys file of hashes,
+ * and, when neither is configured, what the runtime can do about it:
+ * "persist" makes a key and keeps its hash in <dataDir>/keys.json (Node),
+ * "memory" makes one for this process only (embed), "refuse" fails (Deno Deploy,
+ * which has no data directory).
+ */
+import { Effect, FileSystem } from "effect"
+import { generateKey, hashKey, type KeyRecord, KeysFile, recordsFromPlainKeys } from "../auth/KeyRecord.ts"
+import { readJsonFile, type Settings, SettingsError } from "../config/Settings.ts"
+import { decoderFor } from "../schema/Decode.ts"
+
+export interface KeySetup {
+  readonly records: ReadonlyArray<KeyRecord>
+  /** A key made at this start: shown once to the operator, never stored in plain. */
+  readonly generatedKey: string | undefined
+  /** Where the generated key's hash is kept, when it is. */
+  readonly generatedFile: string | undefined
+}
+
+export type WhenNoKey = "persist" | "memory" | "refuse"
+
+const decodeKeysFile = decoderFor(KeysFile, "file")
+
+export const readKeysFile = (path: string, setting: string) =>
+  Effect.map(readJsonFile(path, setting, decodeKeysFile), (file) => file.keys)
+
+/** Writes via a temporary file and rename, readable by the owner only. */
+const writePrivateFile = Effect.fnUntraced(function*(path: string, content: string) {
+  const fs = yield* FileSystem.FileSystem
+  const dir = path.slice(0, Math.max(0, path.lastIndexOf("/")))
+  if (dir !== "") yield* fs.makeDirectory(dir, { recursive: true })
+  const tmp = `${path}.${Date.now()}.tmp`
+  yield* fs.writeFileString(tmp, content, { mode: 0o600 })
+  yield* fs.chmod(tmp, 0o600)
+  yield* fs.rename(tmp, path)
+})
+
+export const setupKeys = Effect.fn("KeySetup.setupKeys")(function*(
+  settings: Settings,
+  whenNone: WhenNoKey,
+  extra: ReadonlyArray<KeyRecord> = []
+): Effect.fn.Return<KeySetup, SettingsError, FileSystem.FileSystem> {
+  const records: Array<KeyRecord> = [...recordsFromPlainKeys(settings.apiKeys, settings.rateLimitPerMinute), ...extra]
+  if (settings.keysFile !== undefined) records.push(...(yield* readKeysFile(settings.keysFile, "PERISCOPE_KEYS_FILE")))
+  if (records.length > 0) return { records, generatedKey: undefined, generatedFile: undefined }
+
+  if (whenNone === "refuse") {
+    return yield* new SettingsError({
+      setting: "PERISCOPE_API_KEYS",
+      message: "is required here (or PERISCOPE_KEYS_FILE): there is no data directory to keep a generated key in"
+    })
+  }
+  const key = generateKey()
+  const record: KeyRecord = { name: "generated", sha256: hashKey(key), requestsPerMinute: settings.rateLimitPerMinute }
+  if (whenNone === "memory") return { records: [record], generatedKey: key, generatedFile: undefined }
+
+  const fs = yield* FileSystem.FileSystem
+  const file = `${settings.dataDir}/keys.json`
+  if (yield* Effect.orElseSucceed(fs.exists(file), () => false)) {
+    return { records: yield* readKeysFile(file, "generated keys file"), generatedKey: undefined, generatedFile: file }
+  }
+  yield* Effect.mapError(
+    writePrivateFile(file, JSON.stringify({ keys: [record] }, null, 2) + "\n"),
+    (error) => new SettingsError({ setting: "PERISCOPE_DATA_DIR", message: `cannot write ${file}: ${error.message}` })
+  )
+  return { records: [record], generatedKey: key, generatedFile: file }
+})

@@ -1,0 +1,126 @@
+/**
+ * The one place a search backend is chosen: from settings for the servers,
+ * from options for the embed library. Adding a backend is a case here.
+ * The engine reads its snapshot from a file (the platform's FileSystem) or an
+ * http(s) URL (the platform's HttpClient), and reloads it when the platform
+ * asks (SIGHUP on Node): a bad snapshot is refused and the current index stays.
+ */
+import { Effect, FileSystem, Layer, Stream } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import { EngineSearch, SearchEngine } from "../backends/EngineSearch.ts"
+import { FixtureSearchLayer } from "../backends/FixtureSearch.ts"
+import { sampleDocuments } from "../backends/SampleDocuments.ts"
+import { describeReadError, SettingsError } from "../config/Settings.ts"
+import type { IndexDocument } from "../index/Document.ts"
+import { decodeSnapshot } from "../index/Snapshot.ts"
+import type { ImageSearch } from "../search/ImageSearch.ts"
+import type { WebSearch } from "../search/WebSearch.ts"
+
+export type SearchServices = WebSearch | ImageSearch
+
+export type SearchChoice =
+  /** The engine over a snapshot file path or http(s) URL. */
+  | { readonly _tag: "Engine"; readonly snapshot: string }
+  /** The engine over snapshot bytes the caller holds. */
+  | { readonly _tag: "EngineBytes"; readonly bytes: Uint8Array }
+  /** Term overlap over documents; Periscope's own sample pages when none are given. */
+  | { readonly _tag: "Fixture"; readonly documents: ReadonlyArray<IndexDocument> }
+  /** Term overlap over the documents of a JSONL file. */
+  | { readonly _tag: "FixtureFile"; readonly path: string }
+  /** Any Layer providing the search services (tests, embedders with their own backend). */
+  | { readonly _tag: "Layer"; readonly layer: Layer.Layer<SearchServices> }
+
+/** What the platform adds around the engine: Node builds a starter index and reloads on SIGHUP. */
+export interface EngineHooks {
+  /** Runs before the snapshot is first read (e.g. builds one when there is none). */
+  readonly prepare?: (snapshot: string) => Effect.Effect<void, SettingsError>
+  /** Each element asks for the snapshot to be read again and swapped in. */
+  readonly reloads?: Stream.Stream<void>
+  /** Reads the documents of a JSONL file for the fixture backend. */
+  readonly readDocuments?: (path: string, setting: string) => Effect.Effect<ReadonlyArray<IndexDocument>, SettingsError>
+}
+
+const isUrl = (location: string) => /^https?:\/\//i.test(location)
+
+/** Snapshot bytes from a file or a URL; errors name the setting and the cause. */
+export const readSnapshotBytes = (location: string): Effect.Effect<Uint8Array, SettingsError, FileSystem.FileSystem | HttpClient.HttpClient> => {
+  const setting = `search.snapshot (${location})`
+  if (isUrl(location)) {
+    return HttpClient.get(location).pipe(
+      Effect.flatMap(HttpClientResponse.filterStatusOk),
+      Effect.flatMap((response) => response.arrayBuffer),
+      Effect.map((buffer) => new Uint8Array(buffer)),
+      Effect.mapError((error) => new SettingsError({ setting, message: `cannot be fetched: ${error.message}` }))
+    )
+  }
+  return Effect.flatMap(Effect.service(FileSystem.FileSystem), (fs) =>
+    Effect.mapError(fs.readFile(location), (error) => new SettingsError({ setting, message: describeReadError(error) })))
+}
+
+const decodeOrFail = (location: string, bytes: Uint8Array) =>
+  Effect.try({
+    try: () => decodeSnapshot(bytes),
+    catch: (e) =>
+      new SettingsError({
+        setting: `search.snapshot (${location})`,
+        message: `${e instanceof Error ? e.message : String(e)}; rebuild it with \`periscope index <sources>\``
+      })
+  })
+
+/** Reads the snapshot again on every reload request; logs what was loaded or why it was refused. */
+const reloadOn = (location: string, reloads: Stream.Stream<void>) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const engine = yield* SearchEngine
+    const reloadOnce = readSnapshotBytes(location).pipe(
+      Effect.flatMap((bytes) => engine.reload(bytes)),
+      Effect.flatMap((summary) => Effect.logInfo(`reload: ${location}: ${summary.documents} documents, ${summary.images} images`)),
+      Effect.catch((error) => Effect.logError(`reload: kept the current index; ${location} was refused: ${error.message}`))
+    )
+    yield* Effect.forkScoped(Stream.runForEach(reloads, () => reloadOnce))
+  }))
+
+const engineFromLocation = (location: string, hooks: EngineHooks) => {
+  const load = Effect.gen(function*() {
+    if (hooks.prepare !== undefined) yield* hooks.prepare(location)
+    const index = yield* decodeOrFail(location, yield* readSnapshotBytes(location))
+    yield* Effect.logInfo(`search: ${index.documentCount} documents and ${index.imageCount} images from ${location}`)
+    return EngineSearch.layer(index)
+  })
+  const engine = Layer.unwrap(load)
+  return hooks.reloads === undefined ? engine : Layer.merge(engine, reloadOn(location, hooks.reloads).pipe(Layer.provide(engine)))
+}
+
+/** The search services for a choice. */
+export const searchLayer = (
+  choice: SearchChoice,
+  hooks: EngineHooks = {}
+): Layer.Layer<SearchServices, SettingsError, FileSystem.FileSystem | HttpClient.HttpClient> => {
+  switch (choice._tag) {
+    case "Engine":
+      return engineFromLocation(choice.snapshot, hooks)
+    case "EngineBytes":
+      return Layer.unwrap(Effect.map(decodeOrFail("bytes", choice.bytes), EngineSearch.layer))
+    case "Fixture":
+      return FixtureSearchLayer(choice.documents)
+    case "FixtureFile":
+      return hooks.readDocuments === undefined
+        ? Layer.unwrap(Effect.fail(new SettingsError({ setting: "search.documents", message: "is not supported on this runtime" })))
+        : Layer.unwrap(Effect.map(hooks.readDocuments(choice.path, "search.documents"), FixtureSearchLayer))
+    case "Layer":
+      return choice.layer
+  }
+}
+
+/** The choice the settings make: the engine over the snapshot (default), or the fixture backend. */
+export const searchChoiceOf = (search: {
+  readonly backend: "engine" | "fixture"
+  readonly snapshot: string | undefined
+  readonly documents: string | undefined
+}, defaultSnapshot: string | undefined): SearchChoice => {
+  if (search.backend === "engine") {
+    const snapshot = search.snapshot ?? defaultSnapshot
+    if (snapshot !== undefined) return { _tag: "Engine", snapshot }
+  }
+  if (search.backend === "fixture" && search.documents !== undefined) return { _tag: "FixtureFile", path: search.documents }
+  return { _tag: "Fixture", documents: sampleDocuments }
+}

@@ -11,11 +11,11 @@
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import { IndexBuilder } from "../index/IndexBuilder.ts"
-import type { SearchIndex } from "../index/SearchIndex.ts"
+import type { ImageHit, SearchIndex } from "../index/SearchIndex.ts"
 import { decodeSnapshot, SnapshotError } from "../index/Snapshot.ts"
 import { ImageSearch } from "../search/ImageSearch.ts"
 import { SearchBackendError } from "../search/SearchError.ts"
-import { type SearchQuery, toWebSearchData } from "../search/SearchResult.ts"
+import { type ImageResult, type SearchQuery, toWebSearchData } from "../search/SearchResult.ts"
 import { WebSearch } from "../search/WebSearch.ts"
 
 /** What a loaded index holds, for logs and health checks. */
@@ -67,6 +67,9 @@ const onCurrentIndex = <A>(answer: (index: SearchIndex, query: SearchQuery) => A
   Effect.map(Effect.service(SearchEngine), (engine) => (query: SearchQuery) =>
     Effect.flatMap(engine.current, (index) => Effect.try({ try: () => answer(index, query), catch: engineFailure })))
 
+/** The wire's image result: the engine's hit without what the wire does not carry yet (its size). */
+const toImageResult = (hit: ImageHit): ImageResult => ({ url: hit.url, refUrl: hit.refUrl, title: hit.title })
+
 /** WebSearch and ImageSearch answering from the current index of the SearchEngine. */
 const searchLayer: Layer.Layer<WebSearch | ImageSearch, never, SearchEngine> = Layer.mergeAll(
   Layer.effect(
@@ -78,7 +81,7 @@ const searchLayer: Layer.Layer<WebSearch | ImageSearch, never, SearchEngine> = L
   ),
   Layer.effect(
     ImageSearch,
-    Effect.map(onCurrentIndex((index, query) => index.searchImages(query.keywords, query.num)), (search) => ImageSearch.of({ search }))
+    Effect.map(onCurrentIndex((index, query) => index.searchImages(query.keywords, query.num).map(toImageResult)), (search) => ImageSearch.of({ search }))
   )
 )
 

@@ -3,7 +3,6 @@
  * `searchImages` answer from. Build one with IndexBuilder or read one from a snapshot.
  * Every method is synchronous and never throws on any query string.
  */
-import type { ImageResult, WebHit } from "../search/SearchResult.ts"
 import { Analyzer, TokenKind } from "./analysis/Analyzer.ts"
 import type { ImageRecord, IndexDocument } from "./Document.ts"
 import type { ResolvedEngineOptions } from "./EngineOptions.ts"
@@ -47,10 +46,31 @@ export interface RankedPage {
   readonly score: number
 }
 
+/** A ranked page as the engine finds it; backends map it to their wire shape. */
+export interface PageHit {
+  readonly title: string
+  readonly link: string
+  readonly snippet: string
+  /** ISO 8601 or null when the page states no date. */
+  readonly date: string | null
+}
+
+/** A ranked image: its URL, the page it is on, a title, and its size in pixels when the page said. */
+export interface ImageHit {
+  readonly url: string
+  readonly refUrl: string
+  readonly title: string
+  readonly width: number | undefined
+  readonly height: number | undefined
+}
+
 export interface WebSearchAnswer {
   readonly query: string
-  readonly hits: ReadonlyArray<WebHit>
+  readonly hits: ReadonlyArray<PageHit>
 }
+
+/** Sizes are stored as -1 when the page did not say. */
+const knownSize = (pixels: number): number | undefined => (pixels >= 0 ? pixels : undefined)
 
 /** The most results one call returns; the wire allows 100. */
 export const maxResults = 1000
@@ -95,7 +115,7 @@ export class SearchIndex {
     if (plan === undefined) return { query: keywords, hits: [] }
     const pages = this.parts.pages
     const { docs } = this.collapsedTopK(this.parts.web, plan.query, n, this.parts.pageCluster)
-    const hits = Array.from(docs, (doc): WebHit => {
+    const hits = Array.from(docs, (doc): PageHit => {
       const link = pages.get(doc, PageField.Url)
       const date = pages.get(doc, PageField.Date)
       return {
@@ -109,16 +129,19 @@ export class SearchIndex {
   }
 
   /** Ranked images; one result per image URL. */
-  searchImages(query: string, limit: number): ReadonlyArray<ImageResult> {
+  searchImages(query: string, limit: number): ReadonlyArray<ImageHit> {
     const keywords = typeof query === "string" ? query : ""
     const n = clampLimit(limit)
     const plan = n === 0 ? undefined : this.plan(this.parts.images, parseQuery(keywords), true)
     if (plan === undefined) return []
     const fields = this.parts.imageFields
-    return Array.from(this.collapsedTopK(this.parts.images, plan.query, n, this.parts.imageCluster).docs, (image) => ({
+    const size = this.parts.imageSize
+    return Array.from(this.collapsedTopK(this.parts.images, plan.query, n, this.parts.imageCluster).docs, (image): ImageHit => ({
       url: fields.get(image, ImageField.Url),
       refUrl: this.parts.pages.get(this.parts.imagePage[image]!, PageField.Url),
-      title: fields.get(image, ImageField.Title) || fields.get(image, ImageField.Alt) || fields.get(image, ImageField.Caption)
+      title: fields.get(image, ImageField.Title) || fields.get(image, ImageField.Alt) || fields.get(image, ImageField.Caption),
+      width: knownSize(size[2 * image]!),
+      height: knownSize(size[2 * image + 1]!)
     }))
   }
 

@@ -30,7 +30,7 @@ describe("snapshots", () => {
     expect(encodeSnapshot(back)).toEqual(bytes)
     // The answers are real ones, not empty lists that would trivially agree.
     expect(back.search("event loop", 10).hits.length).toBe(2)
-    expect(back.searchImages("diagram", 10)).toEqual([{ url: "https://docs.python.org/3/_images/loop.png", refUrl: "https://docs.python.org/3/library/asyncio.html", title: "Event loop diagram" }])
+    expect(back.searchImages("diagram", 10)).toEqual([{ url: "https://docs.python.org/3/_images/loop.png", refUrl: "https://docs.python.org/3/library/asyncio.html", title: "Event loop diagram", width: 640, height: 480 }])
   })
 
   it("are the same bytes whatever order and batches the documents came in", () => {

@@ -1,0 +1,54 @@
+/**
+ * What the envelope's `extra` says about a federated answer: per source its status,
+ * time, result count and failure reason; per result its sources and ranks; and every
+ * option a source could not apply. Only sent when the request asks (`explain: true`),
+ * except the unapplied options, which are always reported when there are any.
+ */
+import type { SourceRank } from "./Fusion.ts"
+import type { ProviderErrorReason, UnappliedOption } from "./SearchProvider.ts"
+
+/** ok: answered; failed: answered with an error or not in time; suspended: skipped while backing off; unsupported: has no such search. */
+export type SourceStatus = "ok" | "failed" | "suspended" | "unsupported"
+
+export interface SourceReport {
+  readonly name: string
+  readonly kind: string
+  readonly status: SourceStatus
+  /** Wall time of the call, 0.01 ms resolution; 0 when not called. */
+  readonly ms: number
+  readonly results: number
+  readonly error?: {
+    readonly reason: ProviderErrorReason
+    readonly message: string
+    readonly retryAfterMs?: number
+  }
+  /** When a suspended source will be tried again (ISO timestamp). */
+  readonly suspendedUntil?: string
+}
+
+export interface ResultReport {
+  readonly position: number
+  readonly score: number
+  readonly sources: ReadonlyArray<SourceRank>
+}
+
+export interface UnappliedReport extends UnappliedOption {
+  readonly source: string
+}
+
+/** The provenance of one answer, as computed (cached with the answer). */
+export interface Provenance {
+  readonly sources: ReadonlyArray<SourceReport>
+  readonly results: ReadonlyArray<ResultReport>
+  readonly unapplied: ReadonlyArray<UnappliedReport>
+}
+
+/** `cache`: hit (stored or in flight), miss (computed for this request), none (not cached: local engine only). */
+export interface ExplainExtra extends Provenance {
+  readonly cache: "hit" | "miss" | "none"
+  /** The whole answer, fusion included. */
+  readonly ms: number
+}
+
+/** The envelope's `extra`: full provenance when explained, the unapplied options alone otherwise, else null. */
+export type SearchExtra = ExplainExtra | { readonly unapplied: ReadonlyArray<UnappliedReport> } | null

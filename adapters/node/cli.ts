@@ -10,7 +10,7 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { formatSummary, indexSnapshot, silentProgress, terminalProgress } from "./indexCommand.ts"
-import { CRAWL_DEFAULTS } from "./sources/crawl/crawlSource.ts"
+import { CRAWL_DEFAULTS } from "../../core/ingest/crawl/Crawl.ts"
 import { openSources } from "./sources/openSources.ts"
 import { loadSettings } from "./settings.ts"
 
@@ -77,9 +77,9 @@ const index = Command.make(
             timeoutMs: value(input.timeoutMs),
             maxBytes: value(input.maxBytes),
             maxRedirects: value(input.maxRedirects),
-            anySite: input.anySite,
-            allowPrivate: allow === undefined ? false : allow.trim() === "all" ? true : allow.split(",").map((h) => h.trim()).filter((h) => h !== "")
-          }
+            anySite: input.anySite
+          },
+          allowPrivate: allow === undefined ? false : allow.trim() === "all" ? true : allow.split(",").map((h) => h.trim()).filter((h) => h !== "")
         }),
       catch: (error) => error as Error
     })
@@ -89,7 +89,12 @@ const index = Command.make(
       out,
       fresh: input.fresh,
       progress: input.quiet ? silentProgress : terminalProgress()
-    })
+    }).pipe(
+      // Ctrl-C interrupts the run (NodeRuntime.runMain): requests in flight are aborted and nothing is written.
+      Effect.onInterrupt(() =>
+        Effect.sync(() => process.stderr.write(`\nperiscope: interrupted; the snapshot ${out} was left as it was\n`))
+      )
+    )
     yield* Console.log(formatSummary(summary))
   })
 ).pipe(

@@ -12,35 +12,18 @@
 import { existsSync } from "node:fs"
 import cliProgress from "cli-progress"
 import { Effect, Schema } from "effect"
-import type { IndexDocument } from "../../core/index/Document.ts"
-import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
-import { encodeSnapshot } from "../../core/index/Snapshot.ts"
+import type { DocumentSource } from "../../core/ingest/DocumentSource.ts"
+import { type IndexProgress, type IndexRunResult, type ProgressView, runIndex, silentProgress } from "../../core/ingest/IndexRun.ts"
 import { loadSnapshotFile, writeSnapshotFile } from "./snapshotFile.ts"
-import type { DocumentSource } from "./sources/SourceItem.ts"
+
+export { type IndexProgress, type ProgressView, silentProgress }
 
 export class IndexRunError extends Schema.TaggedError<IndexRunError>()("IndexRunError", {
   /** The file or source the problem is about. */
   subject: Schema.String,
   message: Schema.String
 }) {}
-
-/** Counts while the run goes; what progress displays show. */
-export interface IndexProgress {
-  readonly source: string
-  readonly documents: number
-  readonly skipped: number
-  readonly failed: number
-  readonly elapsedMs: number
-}
-
-export interface ProgressView {
-  readonly start: (expected: number | undefined) => void
-  readonly update: (progress: IndexProgress) => void
-  readonly stop: () => void
-}
-
-export const silentProgress: ProgressView = { start: () => {}, update: () => {}, stop: () => {} }
 
 const clock = (ms: number) => {
   if (!Number.isFinite(ms) || ms < 0) return "?"
@@ -110,35 +93,14 @@ export interface IndexRunOptions {
   readonly errorSamples?: number | undefined
 }
 
-export interface IndexSummary {
+export interface IndexSummary extends Omit<IndexRunResult, "index" | "bytes"> {
   readonly out: string
   readonly snapshotBytes: number
   /** Documents and images in the written snapshot. */
   readonly documents: number
   readonly images: number
-  /** Documents read from the sources in this run (before duplicates collapse). */
-  readonly read: number
-  /** Documents kept from the previous snapshot. */
-  readonly kept: number
-  /** Same-URL documents collapsed into one (the newest version kept). */
-  readonly duplicates: number
-  /** Pages whose near-duplicates are grouped under them at search time. */
-  readonly nearDuplicates: number
-  readonly skipped: ReadonlyArray<{ readonly reason: string; readonly count: number }>
-  readonly failed: number
-  readonly errors: ReadonlyArray<{ readonly origin: string; readonly message: string }>
-  /** Documents or images the index refused, with the field and rule. */
-  readonly refused: number
-  readonly refusedSamples: ReadonlyArray<{ readonly url: string; readonly reason: string }>
-  /** Time to load the previous snapshot's documents (0 for a fresh build). */
-  readonly loadMs: number
-  readonly readMs: number
-  readonly buildMs: number
   readonly writeMs: number
 }
-
-const DEFAULT_BATCH = 500
-const DEFAULT_ERROR_SAMPLES = 10
 
 /** The snapshot being updated, or undefined when there is none yet. */
 const loadPrevious = (path: string): Effect.Effect<SearchIndex | undefined, IndexRunError> =>
@@ -155,138 +117,33 @@ const loadPrevious = (path: string): Effect.Effect<SearchIndex | undefined, Inde
     )
     : Effect.succeed(undefined)
 
-const nearDuplicateCount = (index: SearchIndex): number => {
-  const cluster = index.parts.pageCluster
-  let grouped = 0
-  for (let doc = 0; doc < cluster.length; doc++) if (cluster[doc] !== doc) grouped++
-  return grouped
-}
-
-const estimateAll = async (sources: ReadonlyArray<DocumentSource>): Promise<number | undefined> => {
-  let total = 0
-  for (const source of sources) {
-    const estimate = source.estimate === undefined ? undefined : await source.estimate().catch(() => undefined)
-    if (estimate === undefined) return undefined
-    total += estimate
-  }
-  return total
-}
-
-/** What reading the sources found, before the build. */
-type ReadResult = Pick<IndexSummary, "read" | "skipped" | "failed" | "errors" | "duplicates" | "refused" | "refusedSamples" | "readMs">
-
-/** Reads every source into the builder; never fails: bad items and unreadable sources are counted. */
-const readSources = async (builder: IndexBuilder, options: IndexRunOptions): Promise<ReadResult> => {
-  const progress = options.progress ?? silentProgress
-  const batchSize = options.batchSize ?? DEFAULT_BATCH
-  const sampleLimit = options.errorSamples ?? DEFAULT_ERROR_SAMPLES
-  const refusedSamples: Array<{ url: string; reason: string }> = []
-  let refused = 0
-  let duplicates = 0
-  const skipped = new Map<string, number>()
-  const errors: Array<{ origin: string; message: string }> = []
-  let read = 0
-  let skippedCount = 0
-  let failed = 0
-  let batch: Array<IndexDocument> = []
-  const flush = () => {
-    if (batch.length === 0) return
-    const report = builder.add(batch)
-    batch = []
-    duplicates += report.duplicates
-    refused += report.rejected.length
-    for (const entry of report.rejected) if (refusedSamples.length < sampleLimit) refusedSamples.push(entry)
-  }
-  const fail = (origin: string, message: string) => {
-    failed++
-    if (errors.length < sampleLimit) errors.push({ origin, message })
-  }
-
-  progress.start(await estimateAll(options.sources))
-  const started = performance.now()
-  try {
-    for (const source of options.sources) {
-      try {
-        for await (const item of source.items()) {
-          switch (item._tag) {
-            case "Document":
-              read++
-              batch.push(item.document)
-              if (batch.length >= batchSize) flush()
-              break
-            case "Skipped":
-              skippedCount++
-              skipped.set(item.reason, (skipped.get(item.reason) ?? 0) + 1)
-              break
-            case "Failed":
-              fail(item.origin, item.message)
-              break
-          }
-          progress.update({
-            source: source.describe,
-            documents: read,
-            skipped: skippedCount,
-            failed,
-            elapsedMs: performance.now() - started
-          })
-        }
-      } catch (error) {
-        // A source that cannot be opened at all (missing file, unreadable folder) is one error.
-        fail(source.describe, error instanceof Error ? error.message : String(error))
-      }
-    }
-    flush()
-  } finally {
-    progress.stop()
-  }
-  return {
-    read,
-    skipped: [...skipped].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count),
-    failed,
-    errors,
-    duplicates,
-    refused,
-    refusedSamples,
-    readMs: performance.now() - started
-  }
-}
-
 /**
  * Reads the sources, builds and writes the snapshot. Fails only with IndexRunError: the
- * existing snapshot cannot be read, or the new one cannot be written.
+ * existing snapshot cannot be read, or the new one cannot be written. Interrupted before
+ * the write, it writes nothing; the write itself is not interrupted half-way (it is a
+ * temporary file renamed over the old one), so the old snapshot stays whole either way.
  */
 export const indexSnapshot = Effect.fn("indexSnapshot")(function*(options: IndexRunOptions) {
-  const loadStart = performance.now()
-  const builder = new IndexBuilder()
   const previous = options.fresh ? undefined : yield* loadPrevious(options.out)
-  if (previous !== undefined) builder.add(previous.documents())
-  const kept = builder.size
-  const loadMs = performance.now() - loadStart
-
-  const result = yield* Effect.promise(() => readSources(builder, options))
-
-  const buildStart = performance.now()
-  const index = builder.build()
-  const bytes = encodeSnapshot(index)
-  const buildMs = performance.now() - buildStart
-
+  const { index, bytes, ...result } = yield* runIndex({
+    sources: options.sources,
+    previous: previous?.documents(),
+    progress: options.progress,
+    batchSize: options.batchSize,
+    errorSamples: options.errorSamples
+  })
   const writeStart = performance.now()
   yield* writeSnapshotFile(options.out, bytes).pipe(
-    Effect.mapError((error) => new IndexRunError({ subject: error.path, message: error.message }))
+    Effect.mapError((error) => new IndexRunError({ subject: error.path, message: error.message })),
+    Effect.uninterruptible
   )
-  const writeMs = performance.now() - writeStart
-
   const summary: IndexSummary = {
+    ...result,
     out: options.out,
     snapshotBytes: bytes.byteLength,
     documents: index.documentCount,
     images: index.imageCount,
-    kept,
-    nearDuplicates: nearDuplicateCount(index),
-    loadMs,
-    buildMs,
-    writeMs,
-    ...result
+    writeMs: performance.now() - writeStart
   }
   return summary
 })

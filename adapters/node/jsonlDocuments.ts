@@ -1,12 +1,12 @@
 /**
  * The documents of the fixture backend (search.documents): a JSONL file of
- * {url, title, text, date?, images?}, each line read by the same parser as
+ * {url, title, text, date?, images?}, each line decoded by the same Schema as
  * `periscope index`. A bad line stops the start with its line number.
  */
 import { Effect, Result } from "effect"
 import type { IndexDocument } from "../../core/index/Document.ts"
+import { parseJsonlLine } from "../../core/ingest/JsonlDocument.ts"
 import { readText, SettingsError } from "./settings.ts"
-import { parseJsonlLine } from "./sources/jsonlSource.ts"
 
 export const readJsonlDocuments = (path: string, setting: string): Effect.Effect<Array<IndexDocument>, SettingsError> =>
   Effect.gen(function*() {

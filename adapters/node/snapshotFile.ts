@@ -7,7 +7,7 @@ import { mkdir, open, readFile, rename, rm } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Effect, Schema } from "effect"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
-import { decodeSnapshot, encodeSnapshot, SnapshotError } from "../../core/index/Snapshot.ts"
+import { decodeSnapshot, SnapshotError } from "../../core/index/Snapshot.ts"
 
 /** A snapshot file could not be read or written; `path` names it, `message` says why. */
 export class SnapshotFileError extends Schema.TaggedError<SnapshotFileError>()("SnapshotFileError", {
@@ -74,7 +74,3 @@ export const loadSnapshotFile = (path: string): Effect.Effect<SearchIndex, Snaps
       })
     )
   )
-
-/** Encodes and writes an index atomically. */
-export const saveSnapshotFile = (path: string, index: SearchIndex): Effect.Effect<void, SnapshotFileError> =>
-  Effect.suspend(() => writeSnapshotFile(path, encodeSnapshot(index)))

@@ -1,18 +1,23 @@
 /**
- * The crawler against real HTTP servers on loopback. The servers are private
- * addresses, so each test allows exactly its own server and nothing else;
- * the guard tests show what happens without that permission.
+ * The crawler (core/ingest/crawl) against real HTTP servers on loopback,
+ * fetching through the Node PageFetcher. The servers are private addresses,
+ * so each test allows exactly its own server and nothing else; the guard
+ * tests show what happens without that permission.
  *
- * Politeness is checked without measuring real time: the crawler runs on a
- * virtual clock (its pauses advance virtual time instead of waiting), each
- * request notes its virtual start, and the servers count requests in flight.
+ * Politeness is checked without measuring real time: the crawl runs on
+ * Effect's TestClock (its pauses wait for virtual time, which the test moves
+ * on), each request notes its virtual start, and the servers count requests
+ * in flight.
  */
 import { gzipSync } from "node:zlib"
+import { Clock, Effect, Fiber, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { afterEach, describe, expect, it } from "vitest"
-import { nonPublicKind } from "../../adapters/node/sources/crawl/AddressGuard.ts"
-import type { Clock } from "../../adapters/node/sources/crawl/HostGate.ts"
-import { type CrawlOptions, crawlSource } from "../../adapters/node/sources/crawl/crawlSource.ts"
-import type { SourceItem } from "../../adapters/node/sources/SourceItem.ts"
+import { type AddressPolicy, nonPublicKind, type Resolver, systemResolver } from "../../adapters/node/sources/crawl/AddressGuard.ts"
+import { nodePageFetcher } from "../../adapters/node/sources/crawl/NodePageFetcher.ts"
+import { type CrawlOptions, crawlSource } from "../../core/ingest/crawl/Crawl.ts"
+import type { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
+import type { SourceItem } from "../../core/ingest/DocumentSource.ts"
 import { type Handler, page, sendHtml, type SiteServer, startSiteServer } from "./support/siteServer.ts"
 
 const servers: Array<SiteServer> = []
@@ -25,23 +30,44 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()))
 })
 
-/** Pauses advance virtual time at once; only the order of events is real. */
-const virtualClock = (): Clock => {
-  let now = 0
+interface TestCrawl extends CrawlOptions {
+  readonly allowPrivate?: AddressPolicy["allow"]
+  readonly resolve?: Resolver
+  /** Notes the Clock time each page or sitemap request starts (robots.txt requests are not noted). */
+  readonly onRequest?: (url: string, at: number) => void
+}
+
+const fetcherFor = (options: TestCrawl): PageFetcher["Service"] => {
+  const real = nodePageFetcher({ allow: options.allowPrivate ?? false, resolve: options.resolve ?? systemResolver })
+  const onRequest = options.onRequest
+  if (onRequest === undefined) return real
   return {
-    now: () => now,
-    sleep: async (ms) => {
-      now += Math.max(0, ms)
-      await new Promise((resolve) => setImmediate(resolve))
-    }
+    fetch: (request) =>
+      Effect.flatMap(Clock.currentTimeMillis, (at) => {
+        if (!request.url.endsWith("/robots.txt")) onRequest(request.url, at)
+        return real.fetch(request)
+      })
   }
 }
 
-const crawl = async (options: CrawlOptions): Promise<Array<SourceItem>> => {
-  const items: Array<SourceItem> = []
-  for await (const item of crawlSource({ delayMs: 0, clock: virtualClock(), ...options }).items()) items.push(item)
-  return items
-}
+const crawl = (options: TestCrawl): Promise<Array<SourceItem>> =>
+  Effect.runPromise(Stream.runCollect(crawlSource({ delayMs: 0, ...options }, fetcherFor(options)).items))
+
+/** The crawl on a TestClock moved on 50 ms every 2 real ms, so pauses of seconds take a blink. */
+const crawlOnTestClock = (options: TestCrawl): Promise<Array<SourceItem>> =>
+  Effect.runPromise(
+    Effect.gen(function*() {
+      let done = false
+      const fiber = yield* Effect.forkChild(
+        Stream.runCollect(crawlSource(options, fetcherFor(options)).items).pipe(Effect.ensuring(Effect.sync(() => (done = true))))
+      )
+      while (!done) {
+        yield* TestClock.adjust(50)
+        yield* TestClock.withLive(Effect.sleep(2))
+      }
+      return yield* Fiber.join(fiber)
+    }).pipe(Effect.provide(TestClock.layer()))
+  )
 
 const documentUrls = (items: ReadonlyArray<SourceItem>) =>
   items.flatMap((i) => (i._tag === "Document" ? [i.document.url] : [])).sort()
@@ -161,7 +187,7 @@ describe("crawler: politeness and limits", () => {
   it("keeps one request in flight per host and pauses the delay between requests", async () => {
     const site = await serve(fanOut(6), { latencyMs: 15 })
     const starts: Array<number> = []
-    const items = await crawl({
+    const items = await crawlOnTestClock({
       seeds: [`${site.origin}/`],
       allowPrivate: [site.host],
       concurrency: 4,
@@ -178,7 +204,7 @@ describe("crawler: politeness and limits", () => {
   it("raises the pause to robots.txt's Crawl-delay", async () => {
     const site = await serve({ ...fanOut(3), "/robots.txt": robots("User-agent: *\nCrawl-delay: 3\n") })
     const starts: Array<number> = []
-    await crawl({ seeds: [`${site.origin}/`], allowPrivate: [site.host], delayMs: 100, onRequest: (_u, at) => starts.push(at) })
+    await crawlOnTestClock({ seeds: [`${site.origin}/`], allowPrivate: [site.host], delayMs: 100, onRequest: (_u, at) => starts.push(at) })
     expect(starts).toHaveLength(4)
     for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(3000)
   })

@@ -9,21 +9,18 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { WARCRecord, WARCSerializer } from "warcio"
+import { Effect, Stream } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import type { DocumentSource, SourceItem } from "../../core/ingest/DocumentSource.ts"
 import { htmlDirectorySource } from "../../adapters/node/sources/htmlDirectorySource.ts"
 import { jsonlSource } from "../../adapters/node/sources/jsonlSource.ts"
 import { openSources } from "../../adapters/node/sources/openSources.ts"
-import type { DocumentSource, SourceItem } from "../../adapters/node/sources/SourceItem.ts"
 import { warcSource } from "../../adapters/node/sources/warcSource.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "periscope-sources-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const collect = async (source: DocumentSource) => {
-  const items: Array<SourceItem> = []
-  for await (const item of source.items()) items.push(item)
-  return items
-}
+const collect = (source: DocumentSource): Promise<Array<SourceItem>> => Effect.runPromise(Stream.runCollect(source.items))
 const documents = (items: ReadonlyArray<SourceItem>) => items.flatMap((i) => (i._tag === "Document" ? [i.document] : []))
 const others = (items: ReadonlyArray<SourceItem>) =>
   items.flatMap((i) => (i._tag === "Skipped" ? [`skipped ${i.origin}: ${i.reason}`] : i._tag === "Failed" ? [`failed ${i.origin}: ${i.message}`] : []))
@@ -170,7 +167,7 @@ describe("HTML folder source", () => {
     writeFileSync(join(site, "empty.html"), "<html><body><nav>only navigation</nav></body></html>")
     symlinkSync(site, join(site, "guide", "loop")) // a folder link back up must not loop forever
     const source = htmlDirectorySource(site, { baseUrl: "https://docs.example.com/v2" })
-    expect(await source.estimate!()).toBe(4)
+    expect(await Effect.runPromise(source.estimate!)).toBe(4)
     const items = await collect(source)
     expect(documents(items).map((d) => [d.url, d.title])).toEqual([
       ["https://docs.example.com/v2/guide/deep/faq.htm", "FAQ"],

@@ -8,7 +8,8 @@ import { readdir, readFile, realpath, stat } from "node:fs/promises"
 import { join, relative, sep } from "node:path"
 import { decodeHtml } from "../../../core/ingest/HtmlBytes.ts"
 import { htmlToDocument } from "../../../core/ingest/HtmlDocument.ts"
-import { type DocumentSource, documentItem, failed, formatBytes, type SourceItem, skipped } from "./SourceItem.ts"
+import { type DocumentSource, documentItem, failed, formatBytes, type SourceItem, skipped } from "../../../core/ingest/DocumentSource.ts"
+import { asyncEstimate, asyncItems } from "./asyncItems.ts"
 
 export interface HtmlDirectoryOptions {
   /** URL the directory is published at (http or https): links in results must be web addresses. */
@@ -63,12 +64,12 @@ export const htmlDirectorySource = (directory: string, options: HtmlDirectoryOpt
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES
   return {
     describe: `${directory} (HTML files as ${base})`,
-    estimate: async () => {
+    estimate: asyncEstimate(async () => {
       let count = 0
       for await (const _ of htmlFiles(directory, new Set())) count++
       return count
-    },
-    items: async function*(): AsyncGenerator<SourceItem> {
+    }),
+    items: asyncItems(directory, async function*(): AsyncGenerator<SourceItem> {
       for await (const file of htmlFiles(directory, new Set())) {
         const origin = relative(directory, file)
         try {
@@ -83,6 +84,6 @@ export const htmlDirectorySource = (directory: string, options: HtmlDirectoryOpt
           yield failed(origin, error)
         }
       }
-    }
+    })
   }
 }

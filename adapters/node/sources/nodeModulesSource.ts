@@ -10,7 +10,8 @@ import { join, relative, sep } from "node:path"
 import { marked } from "marked"
 import { decodeHtml } from "../../../core/ingest/HtmlBytes.ts"
 import { htmlToDocument } from "../../../core/ingest/HtmlDocument.ts"
-import { type DocumentSource, documentItem, failed, type SourceItem, skipped } from "./SourceItem.ts"
+import { type DocumentSource, documentItem, failed, type SourceItem, skipped } from "../../../core/ingest/DocumentSource.ts"
+import { asyncItems } from "./asyncItems.ts"
 
 interface PackageInfo {
   readonly name: string
@@ -99,7 +100,7 @@ const markdownPage = async (markdown: string, link: string, base: string, title:
 
 export const nodeModulesSource = (root: string): DocumentSource => ({
   describe: `${root} (package documentation)`,
-  items: async function*(): AsyncGenerator<SourceItem> {
+  items: asyncItems(root, async function*(): AsyncGenerator<SourceItem> {
     const seen = new Set<string>()
     for (const dir of await packageDirs(root)) {
       const pkg = await readPackage(dir)
@@ -129,5 +130,5 @@ export const nodeModulesSource = (root: string): DocumentSource => ({
         }
       }
     }
-  }
+  })
 })

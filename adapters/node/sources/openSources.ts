@@ -13,11 +13,12 @@
  */
 import { readFileSync, statSync } from "node:fs"
 import { Schema } from "effect"
-import type { CrawlOptions } from "./crawl/crawlSource.ts"
-import { crawlSource } from "./crawl/crawlSource.ts"
+import { type CrawlOptions, crawlSource } from "../../../core/ingest/crawl/Crawl.ts"
+import type { DocumentSource } from "../../../core/ingest/DocumentSource.ts"
+import { type AddressPolicy, defaultAddressPolicy } from "./crawl/AddressGuard.ts"
+import { nodePageFetcher } from "./crawl/NodePageFetcher.ts"
 import { directoryBaseUrl, htmlDirectorySource } from "./htmlDirectorySource.ts"
 import { jsonlSource } from "./jsonlSource.ts"
-import type { DocumentSource } from "./SourceItem.ts"
 import { warcSource } from "./warcSource.ts"
 
 /** A source argument that cannot be used; thrown before any work starts. */
@@ -33,6 +34,8 @@ export interface OpenSourcesOptions {
   readonly baseUrl?: string | undefined
   /** Crawl settings shared by every URL argument. */
   readonly crawl?: Omit<CrawlOptions, "seeds" | "sitemaps"> | undefined
+  /** Hosts ("10.0.0.5:8080", "intranet.example") exempt from the private-address guard, or true for all. */
+  readonly allowPrivate?: AddressPolicy["allow"] | undefined
   readonly maxFileBytes?: number | undefined
 }
 
@@ -107,6 +110,9 @@ export const openSources = (args: ReadonlyArray<string>, options: OpenSourcesOpt
       )
     }
   }
-  if (seeds.length > 0 || sitemaps.length > 0) sources.push(crawlSource({ ...options.crawl, seeds, sitemaps }))
+  if (seeds.length > 0 || sitemaps.length > 0) {
+    const fetcher = nodePageFetcher({ ...defaultAddressPolicy, allow: options.allowPrivate ?? false })
+    sources.push(crawlSource({ ...options.crawl, seeds, sitemaps }, fetcher))
+  }
   return sources
 }

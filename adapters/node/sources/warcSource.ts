@@ -10,7 +10,8 @@ import { WARCParser, type WARCRecord } from "warcio"
 import { decodeHtml } from "../../../core/ingest/HtmlBytes.ts"
 import { htmlToDocument } from "../../../core/ingest/HtmlDocument.ts"
 import { DEFAULT_MAX_FILE_BYTES } from "./htmlDirectorySource.ts"
-import { type DocumentSource, documentItem, failed, formatBytes, type SourceItem, skipped } from "./SourceItem.ts"
+import { type DocumentSource, documentItem, failed, formatBytes, type SourceItem, skipped } from "../../../core/ingest/DocumentSource.ts"
+import { asyncItems } from "./asyncItems.ts"
 
 export interface WarcOptions {
   /** Payloads larger than this are skipped without being read into memory (default 10 MiB). */
@@ -64,7 +65,7 @@ export const warcSource = (path: string, options: WarcOptions = {}): DocumentSou
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES
   return {
     describe: `${path} (WARC)`,
-    items: async function*(): AsyncGenerator<SourceItem> {
+    items: asyncItems(path, async function*(): AsyncGenerator<SourceItem> {
       // The parser detects gzip members itself, so .warc and .warc.gz read the same way.
       const parser = new WARCParser(fileChunks(path))
       let index = 0
@@ -95,6 +96,6 @@ export const warcSource = (path: string, options: WarcOptions = {}): DocumentSou
         // A truncated or corrupt file ends the file, not the run; what was read is kept.
         yield failed(`${path} after record ${index}`, error)
       }
-    }
+    })
   }
 }

@@ -1,0 +1,127 @@
+/**
+ * The crawler's PageFetcher on Node: one HTTP GET under the crawler's rules,
+ * with the address guard on the pinned address, a deadline for the whole
+ * exchange, a byte limit on the decoded body (so a compressed bomb is caught
+ * too), a content-type gate checked before the body is read, and no automatic
+ * redirects (the crawler follows them and checks each hop). Interrupting the
+ * effect aborts the request and destroys its socket.
+ */
+import { request as httpRequest, type IncomingMessage } from "node:http"
+import { request as httpsRequest } from "node:https"
+import type { LookupFunction } from "node:net"
+import type { Readable } from "node:stream"
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib"
+import { Effect, Layer } from "effect"
+import { formatBytes } from "../../../../core/ingest/DocumentSource.ts"
+import { FetchFailure, HTTP_REDIRECTS, PageFetcher, type PageRequest, type PageResponse } from "../../../../core/ingest/crawl/PageFetcher.ts"
+import { type AddressPolicy, admit, defaultAddressPolicy } from "./AddressGuard.ts"
+
+const decoded = (response: IncomingMessage): Readable => {
+  const encoding = String(response.headers["content-encoding"] ?? "").trim().toLowerCase()
+  if (encoding === "gzip" || encoding === "x-gzip") return response.pipe(createGunzip())
+  if (encoding === "deflate") return response.pipe(createInflate())
+  if (encoding === "br") return response.pipe(createBrotliDecompress())
+  return response
+}
+
+const refused = (url: string, message: string) => new FetchFailure({ reason: "refused", url, message })
+const rejected = (url: string, message: string) => new FetchFailure({ reason: "rejected", url, message })
+const failed = (url: string, message: string) => new FetchFailure({ reason: "failed", url, message })
+
+type Outcome = PageResponse | FetchFailure
+
+/** The GET as a promise that always resolves, to an outcome; `signal` aborts it. */
+const guardedFetch = async (request: PageRequest, policy: AddressPolicy, signal: AbortSignal): Promise<Outcome> => {
+  const target = request.url
+  let url: URL
+  try {
+    url = new URL(target)
+  } catch {
+    return failed(target, "not a valid URL")
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return refused(target, `${url.protocol} URLs are not crawled`)
+  const admission = await admit(policy, url)
+  if (admission._tag === "Refused") return refused(target, admission.reason)
+  const { address, family } = admission.address
+  // Connect to the address that was checked, never to a fresh resolution of the name.
+  const pinned: LookupFunction = (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }])
+    else callback(null, address, family)
+  }
+
+  return new Promise<Outcome>((resolve) => {
+    let settled = false
+    let deadline: ReturnType<typeof setTimeout> | undefined
+    const finish = (outcome: Outcome) => {
+      if (settled) return
+      settled = true
+      clearTimeout(deadline)
+      signal.removeEventListener("abort", onAbort)
+      client.destroy()
+      resolve(outcome)
+    }
+    const onAbort = () => finish(failed(target, "interrupted"))
+    const client = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
+      method: "GET",
+      lookup: pinned,
+      headers: { "user-agent": request.userAgent, accept: request.accept, "accept-encoding": "gzip, deflate, br" }
+    })
+    if (signal.aborted) return onAbort()
+    signal.addEventListener("abort", onAbort)
+    deadline = setTimeout(() => finish(failed(target, `timed out after ${request.timeoutMs} ms`)), request.timeoutMs)
+    client.on("error", (error) => {
+      const code = (error as { code?: string }).code
+      finish(failed(target, code ? `${code}: ${error.message}` : error.message))
+    })
+    client.on("response", (response) => {
+      const status = response.statusCode ?? 0
+      if (HTTP_REDIRECTS.has(status) && response.headers.location !== undefined) {
+        finish({ _tag: "Redirect", url: target, status, location: response.headers.location })
+        return
+      }
+      const contentType = String(response.headers["content-type"] ?? "")
+      const verdict = request.wanted(status, contentType)
+      if (verdict !== true) {
+        finish(rejected(target, verdict))
+        return
+      }
+      const tooLarge = `larger than ${formatBytes(request.maxBytes)}`
+      const declared = Number(response.headers["content-length"])
+      if (Number.isFinite(declared) && declared > request.maxBytes && response.headers["content-encoding"] === undefined) {
+        finish(rejected(target, tooLarge))
+        return
+      }
+      const chunks: Array<Buffer> = []
+      let size = 0
+      const body = decoded(response)
+      body.on("data", (chunk: Buffer) => {
+        size += chunk.length
+        if (size > request.maxBytes) {
+          // Settle first: tearing the stream down emits "aborted", which must not win.
+          finish(rejected(target, tooLarge))
+          body.destroy()
+          return
+        }
+        chunks.push(chunk)
+      })
+      body.on("error", (error) => finish(failed(target, `body: ${error.message}`)))
+      response.on("aborted", () => finish(failed(target, "connection closed mid-body")))
+      body.on("end", () => finish({ _tag: "Body", url: target, status, contentType, body: new Uint8Array(Buffer.concat(chunks)) }))
+    })
+    client.end()
+  })
+}
+
+/** The PageFetcher for Node with an address policy (which private hosts may be crawled, and name resolution). */
+export const nodePageFetcher = (policy: AddressPolicy = defaultAddressPolicy): PageFetcher["Service"] =>
+  PageFetcher.of({
+    fetch: (request) =>
+      Effect.flatMap(
+        Effect.promise((signal) => guardedFetch(request, policy, signal)),
+        (outcome) => (outcome._tag === "FetchFailure" ? Effect.fail(outcome) : Effect.succeed(outcome))
+      )
+  })
+
+export const NodePageFetcher = {
+  layer: (policy: AddressPolicy = defaultAddressPolicy) => Layer.succeed(PageFetcher, nodePageFetcher(policy))
+}

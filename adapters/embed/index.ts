@@ -20,7 +20,7 @@ import type { SearchChoice } from "../../core/app/SearchBackend.ts"
 import { ApiKeys } from "../../core/auth/ApiKeys.ts"
 import type { KeyRecord } from "../../core/auth/KeyRecord.ts"
 import { RateLimits } from "../../core/auth/RateLimits.ts"
-import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
+import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChatLayer, type ScriptedChatOptions } from "../../core/backends/ScriptedChat.ts"
 import type { ChatConfig } from "../../core/config/ChatConfig.ts"
@@ -195,7 +195,7 @@ async function* iterate<A>(
   }
 }
 
-export { ApiKeys, ChatGateway, ChatModel, FixtureSearchLayer, ImageSearch, RateLimits, ScriptedChatLayer, WebSearch }
+export { ApiKeys, ChatGateway, ChatModel, FixtureSearch, ImageSearch, RateLimits, ScriptedChatLayer, WebSearch }
 export { makeWebHandler, PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 export { EngineSearch, SearchEngine } from "../../core/backends/EngineSearch.ts"
 export { IndexBuilder } from "../../core/index/IndexBuilder.ts"

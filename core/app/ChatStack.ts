@@ -2,14 +2,14 @@
  * From the config file's `chat` section to the running chat stack:
  * targets resolved (preset, overrides, key from its environment variable,
  * timeouts, retries), the model router with the grounded model beside the
- * routes, and the gateway pipeline on top.
+ * routes, (core/app/Application.ts puts the gateway pipeline on top).
  */
 import { Config, Effect, Layer, Redacted } from "effect"
 import { parameterPresets, presetSupportsN, withOverrides } from "../backends/openai/ParameterPresets.ts"
 import type { ChatConfig, UpstreamConfig } from "../config/ChatConfig.ts"
 import { SettingsError } from "../config/Settings.ts"
 import { WebSearch } from "../search/WebSearch.ts"
-import { ChatGateway, defaultValidationPolicy, type ValidationPolicy } from "../chat/ChatGateway.ts"
+import { defaultValidationPolicy, type ValidationPolicy } from "../chat/ChatGateway.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
 import { GROUNDED_MODEL, makeGroundedModel } from "../chat/GroundedModel.ts"
 import { makeModelRouter, type Route } from "../chat/ModelRouter.ts"
@@ -70,7 +70,3 @@ export const chatModelLayer = (chat: ChatConfig | undefined): Layer.Layer<ChatMo
       })
     })
   )
-
-/** The whole chat stack: gateway pipeline over the router. */
-export const chatGatewayLayer = (chat: ChatConfig | undefined): Layer.Layer<ChatGateway, SettingsError, WebSearch | UpstreamClient> =>
-  ChatGateway.layer(validationPolicyOf(chat)).pipe(Layer.provide(chatModelLayer(chat)))

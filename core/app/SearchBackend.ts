@@ -8,7 +8,7 @@
 import { Effect, FileSystem, Layer, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { EngineSearch, SearchEngine } from "../backends/EngineSearch.ts"
-import { FixtureSearchLayer } from "../backends/FixtureSearch.ts"
+import { FixtureSearch } from "../backends/FixtureSearch.ts"
 import { sampleDocuments } from "../backends/SampleDocuments.ts"
 import { describeReadError, SettingsError } from "../config/Settings.ts"
 import type { IndexDocument } from "../index/Document.ts"
@@ -101,11 +101,11 @@ export const searchLayer = (
     case "EngineBytes":
       return Layer.unwrap(Effect.map(decodeOrFail("bytes", choice.bytes), EngineSearch.layer))
     case "Fixture":
-      return FixtureSearchLayer(choice.documents)
+      return FixtureSearch.layer(choice.documents)
     case "FixtureFile":
       return hooks.readDocuments === undefined
         ? Layer.unwrap(Effect.fail(new SettingsError({ setting: "search.documents", message: "is not supported on this runtime" })))
-        : Layer.unwrap(Effect.map(hooks.readDocuments(choice.path, "search.documents"), FixtureSearchLayer))
+        : Layer.unwrap(Effect.map(hooks.readDocuments(choice.path, "search.documents"), FixtureSearch.layer))
     case "Layer":
       return choice.layer
   }

@@ -3,6 +3,7 @@
  * and a per-key rate limit. A keys file holds `{ "keys": [KeyRecord, ...] }`.
  */
 import { Effect, Schema } from "effect"
+import { Base64Url } from "effect/encoding"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex } from "@noble/hashes/utils.js"
 
@@ -48,7 +49,5 @@ export const recordsFromPlainKeys = (keys: ReadonlyArray<string>, requestsPerMin
 export const generateKey = (): string => {
   const bytes = new Uint8Array(32)
   crypto.getRandomValues(bytes)
-  let binary = ""
-  for (const b of bytes) binary += String.fromCharCode(b)
-  return "psk_" + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+  return "psk_" + Base64Url.encode(bytes)
 }

@@ -45,7 +45,7 @@ const snippetOf = (text: string, terms: ReadonlyArray<string>): string => {
   return text.slice(start, end).replace(/\s+/g, " ").trim()
 }
 
-export const makeFixtureSearch = (documents: ReadonlyArray<IndexDocument>) => {
+const makeFixtureSearch = (documents: ReadonlyArray<IndexDocument>) => {
   const prepared: Array<Prepared> = documents.map((doc) => ({
     doc,
     titleTerms: new Set(overlapTerms(doc.title)),
@@ -92,11 +92,15 @@ export const makeFixtureSearch = (documents: ReadonlyArray<IndexDocument>) => {
   return { web, images }
 }
 
-/** WebSearch and ImageSearch answered from the given documents. */
-export const FixtureSearchLayer = (documents: ReadonlyArray<IndexDocument>): Layer.Layer<WebSearch | ImageSearch> => {
-  const fixture = makeFixtureSearch(documents)
-  return Layer.mergeAll(
-    Layer.succeed(WebSearch, WebSearch.of({ search: (q) => Effect.sync(() => fixture.web(q)) })),
-    Layer.succeed(ImageSearch, ImageSearch.of({ search: (q) => Effect.sync(() => fixture.images(q)) }))
-  )
-}
+export const FixtureSearch = {
+  /** The plain functions behind the services (the HTTP bench's bare server calls them directly). */
+  make: makeFixtureSearch,
+  /** WebSearch and ImageSearch answered from the given documents. */
+  layer: (documents: ReadonlyArray<IndexDocument>): Layer.Layer<WebSearch | ImageSearch> => {
+    const fixture = FixtureSearch.make(documents)
+    return Layer.mergeAll(
+      Layer.succeed(WebSearch, WebSearch.of({ search: (q) => Effect.sync(() => fixture.web(q)) })),
+      Layer.succeed(ImageSearch, ImageSearch.of({ search: (q) => Effect.sync(() => fixture.images(q)) }))
+    )
+  }
+} as const

@@ -1,6 +1,6 @@
 /** periscope-grounded over real sockets: it quotes the index with links, honours max_tokens, n and stop, never calls tools. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
+import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { makeGroundedModel } from "../../core/chat/GroundedModel.ts"
 import { ChatModel } from "../../core/chat/ChatModel.ts"
 import { WebSearch } from "../../core/search/WebSearch.ts"
@@ -15,7 +15,7 @@ const documents = [
 
 let server: RunningServer
 beforeAll(async () => {
-  const search = FixtureSearchLayer(documents)
+  const search = FixtureSearch.layer(documents)
   const grounded = Layer.effect(ChatModel, Effect.map(Effect.service(WebSearch), makeGroundedModel)).pipe(Layer.provide(search))
   server = await startInProcess({ search, chat: grounded })
 })

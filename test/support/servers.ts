@@ -16,7 +16,7 @@ import { nodePlatform } from "../../adapters/node/platform.ts"
 import { type AppServices, PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { type KeyRecord, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
-import { FixtureSearchLayer } from "../../core/backends/FixtureSearch.ts"
+import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
 import type { ValidationPolicy } from "../../core/chat/ChatGateway.ts"
@@ -54,7 +54,7 @@ export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppSe
     streamKeepAliveSeconds: Duration.toSeconds(Duration.fromInputUnsafe(options.streamKeepAlive ?? "15 seconds"))
   })
   return appLayer(settings, options.keys ?? recordsFromPlainKeys([TEST_KEY]), {
-    search: { _tag: "Layer", layer: options.search ?? FixtureSearchLayer(sampleDocuments) },
+    search: { _tag: "Layer", layer: options.search ?? FixtureSearch.layer(sampleDocuments) },
     ...(options.chatConfig === undefined ? { chatModel: options.chat ?? ScriptedChatLayer(unconfiguredChat) } : {})
   }).pipe(Layer.provide(nodePlatform), Layer.orDie)
 }

@@ -6,14 +6,14 @@
  * Usage: node bareHttpServer.ts <port>
  */
 import { createServer } from "node:http"
-import { makeFixtureSearch } from "../../../core/backends/FixtureSearch.ts"
+import { FixtureSearch } from "../../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../../core/backends/SampleDocuments.ts"
 import { unconfiguredChat } from "../../../core/backends/ScriptedChat.ts"
 import { countPromptTokens } from "../../../core/chat/TokenCount.ts"
 
 const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base")
 const count = (text: string) => (text === "" ? 0 : countTokens(text))
-const fixture = makeFixtureSearch(sampleDocuments)
+const fixture = FixtureSearch.make(sampleDocuments)
 const reply = (unconfiguredChat.replies as ReadonlyArray<{ content: string }>)[0]!.content
 
 const server = createServer((req, res) => {

@@ -6,11 +6,12 @@
  * `onEnd`, so tests can see that a client going away stopped the work.
  */
 import { Cause, Effect, Exit, Layer, Stream } from "effect"
-import type { ChatChoice, ChatChunk, ChatResult, FinishReason, ModelInfo, ToolCallDelta, Usage } from "../chat/ChatCompletion.ts"
+import type { ChatChoice, ChatChunk, ChatResult, ModelInfo, ToolCallDelta, Usage } from "../chat/ChatCompletion.ts"
 import { ChatModelError } from "../chat/ChatError.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
 import type { ChatRequest, ToolCall } from "../chat/ChatRequest.ts"
-import { countPromptTokens, tokenCounter } from "../chat/TokenCount.ts"
+import { type FinishReason, finishReasonOf } from "../chat/FinishReason.ts"
+import { countPromptTokens, TokenCount } from "../chat/TokenCount.ts"
 
 export interface ScriptedToolCall {
   readonly name: string
@@ -85,13 +86,14 @@ const toToolCall = (call: ScriptedToolCall, index: number): ToolCall => ({
   }
 })
 
+/** What the script says, as a backend reports it; unsaid, as any unreported finish reads. */
 const finishOf = (reply: ScriptedReply): FinishReason =>
-  reply.finishReason ?? ((reply.toolCalls?.length ?? 0) > 0 ? "tool_calls" : "stop")
+  reply.finishReason ?? finishReasonOf({ reported: undefined, toolCalls: reply.toolCalls?.length ?? 0 })
 
 const failureOf = (reply: ScriptedReply) =>
   new ChatModelError(reply.failure ?? { reason: "upstream", message: "scripted failure" })
 
-export const makeScriptedChat = (options: ScriptedChatOptions) => {
+export const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Service"]): ChatModel["Service"] => {
   const models = options.models ?? ["periscope-scripted"]
   let turn = 0
   const replyFor = (request: ChatRequest, choice: number): ScriptedReply => {
@@ -114,7 +116,7 @@ export const makeScriptedChat = (options: ScriptedChatOptions) => {
       : Effect.fail(new ChatModelError({ reason: "model_not_found", message: `model ${JSON.stringify(request.model)} does not exist; GET /v1/models lists the models`, param: "model" }))
 
   const usageOf = (request: ChatRequest, replies: ReadonlyArray<ScriptedReply>) =>
-    Effect.map(tokenCounter, (count): Usage => {
+    Effect.map(tokens.encoding, ({ count }): Usage => {
       const given = replies.length === 1 ? replies[0]!.usage : undefined
       if (given !== undefined) return given
       const prompt = countPromptTokens(count, request.messages)
@@ -203,9 +205,11 @@ const pieceChunk = (index: number, piece: ScriptedPiece): ChatChunk => ({
   }]
 })
 
-/** ChatModel answered from a script. */
+/** ChatModel answered from a script; it brings its own TokenCount for the usage it reports. */
 export const ScriptedChatLayer = (options: ScriptedChatOptions): Layer.Layer<ChatModel> =>
-  Layer.sync(ChatModel, () => makeScriptedChat(options))
+  Layer.effect(ChatModel, Effect.map(Effect.service(TokenCount), (tokens) => makeScriptedChat(options, tokens))).pipe(
+    Layer.provide(TokenCount.layer)
+  )
 
 /** The chat Periscope answers with until a model is configured: it says so. */
 export const unconfiguredChat: ScriptedChatOptions = {

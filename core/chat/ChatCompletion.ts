@@ -5,10 +5,7 @@
  */
 import { Schema } from "effect"
 import { ToolCall } from "./ChatRequest.ts"
-
-/** Why a choice ended, in the spec's set. */
-export const FinishReason = Schema.Literals(["stop", "eos", "length", "tool_calls"])
-export type FinishReason = typeof FinishReason.Type
+import { FinishReason } from "./FinishReason.ts"
 
 export const Usage = Schema.Struct({
   prompt_tokens: Schema.Int,

@@ -9,11 +9,12 @@
 import { Effect, Stream } from "effect"
 import type { WebSearchData } from "../search/SearchResult.ts"
 import type { WebSearch } from "../search/WebSearch.ts"
-import type { ChatChoice, ChatChunk, ChatResult, FinishReason, ModelInfo } from "./ChatCompletion.ts"
+import type { ChatChoice, ChatChunk, ChatResult, ModelInfo } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
 import type { ChatModel } from "./ChatModel.ts"
 import { type ChatRequest, contentText } from "./ChatRequest.ts"
-import { countPromptTokens, tokenizer } from "./TokenCount.ts"
+import type { FinishReason } from "./FinishReason.ts"
+import { TokenCount } from "./TokenCount.ts"
 
 export const GROUNDED_MODEL = "periscope-grounded"
 const PASSAGES = 3
@@ -50,61 +51,60 @@ const compose = (query: string, data: WebSearchData): { content: string; reasoni
 
 const splitWords = (text: string): Array<string> => text.match(/\S+\s*|\s+/g) ?? []
 
-export const makeGroundedModel = (web: WebSearch["Service"]): ChatModel["Service"] => {
-  const answer = (request: ChatRequest): Effect.Effect<Answer, ChatModelError> =>
-    Effect.gen(function*() {
-      const query = lastUserText(request)
-      const { count, truncate } = yield* tokenizer
-      if (query === "") {
-        return { content: "There is no user message to search for.", reasoning: "No user message: nothing was searched.", finish: "stop" }
-      }
-      const data = yield* web.search({ keywords: query, num: 10 }).pipe(
-        Effect.mapError((e) => new ChatModelError({ reason: "unavailable", message: `the local index could not answer: ${e.message}` }))
-      )
-      const { content, reasoning } = compose(query, data)
-      // max_tokens bounds what is generated: the reasoning comes first, then the content.
-      const budget = request.max_tokens
-      const reasoningTokens = count(reasoning)
-      if (reasoningTokens >= budget) return { content: "", reasoning: truncate(reasoning, budget), finish: "length" }
-      const left = budget - reasoningTokens
-      if (count(content) <= left) return { content, reasoning, finish: "stop" }
-      return { content: truncate(content, left), reasoning, finish: "length" }
-    })
+/**
+ * `tokens` counts max_tokens and usage; without it the model loads an
+ * encoding of its own (the caller that has TokenCount should pass it).
+ */
+export const makeGroundedModel = (web: WebSearch["Service"], tokens: TokenCount["Service"] = Effect.runSync(TokenCount.make)): ChatModel["Service"] => {
+  const answer = Effect.fnUntraced(function*(request: ChatRequest): Effect.fn.Return<Answer, ChatModelError> {
+    const query = lastUserText(request)
+    const { count, truncate } = yield* tokens.encoding
+    if (query === "") {
+      return { content: "There is no user message to search for.", reasoning: "No user message: nothing was searched.", finish: "stop" }
+    }
+    const data = yield* web.search({ keywords: query, num: 10 }).pipe(
+      Effect.mapError((e) => new ChatModelError({ reason: "unavailable", message: `the local index could not answer: ${e.message}` }))
+    )
+    const { content, reasoning } = compose(query, data)
+    // max_tokens bounds what is generated: the reasoning comes first, then the content; a cut answer reports length.
+    const budget = request.max_tokens
+    const reasoningTokens = count(reasoning)
+    if (reasoningTokens >= budget) return { content: "", reasoning: truncate(reasoning, budget), finish: "length" }
+    const left = budget - reasoningTokens
+    if (count(content) <= left) return { content, reasoning, finish: "stop" }
+    return { content: truncate(content, left), reasoning, finish: "length" }
+  })
 
-  const usageOf = (request: ChatRequest, answers: ReadonlyArray<Answer>) =>
-    Effect.map(tokenizer, ({ count }) => {
-      const prompt = countPromptTokens(count, request.messages)
-      const completion = answers.reduce((sum, a) => sum + count(a.content) + count(a.reasoning), 0)
-      return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
-    })
+  /** Retrieval is deterministic: every choice gets the same answer, and the same usage. */
+  const usageFor = (request: ChatRequest, one: Answer) =>
+    tokens.countUsage(request, Array.from({ length: request.n }, () => [one.content, one.reasoning]).flat(), 1)
 
-  const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> =>
-    Effect.gen(function*() {
-      const one = yield* answer(request)
-      // Retrieval is deterministic: every choice gets the same answer.
-      const answers = Array.from({ length: request.n }, () => one)
-      const choices: Array<ChatChoice> = answers.map((a, index) => ({
-        index,
-        message: { role: "assistant", content: a.content, reasoning_content: a.reasoning },
-        finish_reason: a.finish,
-        logprobs: null
-      }))
-      return { model: GROUNDED_MODEL, choices, usage: yield* usageOf(request, answers) }
-    })
-
-  const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
-    Stream.unwrap(Effect.gen(function*() {
-      const one = yield* answer(request)
-      const usage = yield* usageOf(request, Array.from({ length: request.n }, () => one))
-      const chunks: Array<ChatChunk> = []
-      for (let index = 0; index < request.n; index++) {
-        for (const word of splitWords(one.reasoning)) chunks.push({ choices: [{ index, delta: { reasoning_content: word }, finish_reason: null }] })
-        for (const word of splitWords(one.content)) chunks.push({ choices: [{ index, delta: { content: word }, finish_reason: null }] })
-        chunks.push({ choices: [{ index, delta: {}, finish_reason: one.finish }] })
-      }
-      chunks.push({ choices: [], usage })
-      return Stream.fromIterable(chunks)
+  const complete = Effect.fn("GroundedModel.complete")(function*(request: ChatRequest): Effect.fn.Return<ChatResult, ChatModelError> {
+    const one = yield* answer(request)
+    const choices: Array<ChatChoice> = Array.from({ length: request.n }, (_, index) => ({
+      index,
+      message: { role: "assistant", content: one.content, reasoning_content: one.reasoning },
+      finish_reason: one.finish,
+      logprobs: null
     }))
+    return { model: GROUNDED_MODEL, choices, usage: yield* usageFor(request, one) }
+  })
+
+  /** The answer is ready before the first chunk: the span covers the search. */
+  const open = Effect.fn("GroundedModel.stream")(function*(request: ChatRequest): Effect.fn.Return<Stream.Stream<ChatChunk>, ChatModelError> {
+    const one = yield* answer(request)
+    const usage = yield* usageFor(request, one)
+    const chunks: Array<ChatChunk> = []
+    for (let index = 0; index < request.n; index++) {
+      for (const word of splitWords(one.reasoning)) chunks.push({ choices: [{ index, delta: { reasoning_content: word }, finish_reason: null }] })
+      for (const word of splitWords(one.content)) chunks.push({ choices: [{ index, delta: { content: word }, finish_reason: null }] })
+      chunks.push({ choices: [{ index, delta: {}, finish_reason: one.finish }] })
+    }
+    chunks.push({ choices: [], usage })
+    return Stream.fromIterable(chunks)
+  })
+
+  const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => Stream.unwrap(open(request))
 
   const info: ModelInfo = { id: GROUNDED_MODEL, object: "model", created: 0, owned_by: "periscope" }
   return { models: Effect.succeed([info]), defaultModel: GROUNDED_MODEL, supportsN: () => true, complete, stream }

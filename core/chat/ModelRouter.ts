@@ -108,18 +108,18 @@ export const makeModelRouter = (client: UpstreamClient["Service"], options: Rout
   const fallsBack = (error: UpstreamError, i: number, targets: ReadonlyArray<UpstreamTarget>) =>
     i + 1 < targets.length && isRetryable(error)
 
-  const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
+  const complete = Effect.fn("ModelRouter.complete")(function*(request: ChatRequest): Effect.fn.Return<ChatResult, ChatModelError> {
     const to = destinationOf(request.model)
-    if (to._tag === "Builtin") return to.model.complete(request)
-    if (to._tag === "Unknown") return Effect.fail(to.error)
-    const attempt = (i: number): Effect.Effect<ChatResult, ChatModelError> =>
-      client.complete(to.targets[i]!, request).pipe(
-        Effect.map((result) => ({ ...result, model: to.route.name })),
-        Effect.catchTag("UpstreamError", (error) => fallsBack(error, i, to.targets) ? attempt(i + 1) : Effect.fail(toChatError(error)))
-      )
-    return attempt(0)
-  }
+    if (to._tag === "Builtin") return yield* to.model.complete(request)
+    if (to._tag === "Unknown") return yield* to.error
+    for (let i = 0;; i++) {
+      const result = yield* Effect.result(client.complete(to.targets[i]!, request))
+      if (result._tag === "Success") return { ...result.success, model: to.route.name }
+      if (!fallsBack(result.failure, i, to.targets)) return yield* toChatError(result.failure)
+    }
+  })
 
+  // Streams get no span of their own here (it would cost per chunk): the upstream's opening is traced.
   const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => {
     const to = destinationOf(request.model)
     if (to._tag === "Builtin") return to.model.stream(request)

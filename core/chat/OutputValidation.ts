@@ -3,9 +3,10 @@
  * and its content against the response format, the error a caller sees when
  * it stays invalid, and the messages that tell the model what to fix.
  */
-import type { AnswerToolCall, FinishReason } from "./ChatCompletion.ts"
+import type { AnswerToolCall } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "./ChatRequest.ts"
+import type { FinishReason } from "./FinishReason.ts"
 import { makeContentCheck, ToolCatalog, type Verdict } from "./ToolValidation.ts"
 
 /**

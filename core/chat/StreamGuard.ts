@@ -4,13 +4,14 @@
  * the repair and retry policies, and usage at the end.
  */
 import { Effect } from "effect"
-import type { AnswerToolCall, ChatChunk, ChunkChoice, ChunkDelta, FinishReason, ToolCallDelta, Usage } from "./ChatCompletion.ts"
+import type { AnswerToolCall, ChatChunk, ChunkChoice, ChunkDelta, ToolCallDelta, Usage } from "./ChatCompletion.ts"
 import type { ChatModelError } from "./ChatError.ts"
 import type { ChatRequest } from "./ChatRequest.ts"
 import { sumUsage } from "./FanOut.ts"
+import { type FinishReason, finishReasonOf } from "./FinishReason.ts"
 import type { Checks, Output, ValidationPolicy } from "./OutputValidation.ts"
 import { StopScanner } from "./StopSequences.ts"
-import { countUsage } from "./TokenCount.ts"
+import type { TokenCount } from "./TokenCount.ts"
 
 interface ChoiceState {
   readonly scanner: StopScanner | undefined
@@ -40,11 +41,13 @@ export class StreamGuard {
   private readonly request: ChatRequest
   private readonly checks: Checks
   private readonly settle: Settle
+  private readonly tokens: TokenCount["Service"]
 
-  constructor(request: ChatRequest, checks: Checks, policy: ValidationPolicy, settle: Settle) {
+  constructor(request: ChatRequest, checks: Checks, policy: ValidationPolicy, settle: Settle, tokens: TokenCount["Service"]) {
     this.request = request
     this.checks = checks
     this.settle = settle
+    this.tokens = tokens
     this.holdContent = checks.content !== undefined && policy.mode !== "pass"
   }
 
@@ -79,7 +82,7 @@ export class StreamGuard {
       this.sawUsage = true
     }
     const out: Array<ChatChunk> = []
-    const finishes: Array<[number, FinishReason]> = []
+    const finishes: Array<[number, FinishReason | null]> = []
     const choices: Array<ChunkChoice> = []
     for (const choice of chunk.choices) {
       const state = this.state(choice.index)
@@ -103,7 +106,7 @@ export class StreamGuard {
       if (Object.keys(delta).length > 0) choices.push({ index: choice.index, delta, finish_reason: null })
       if (stopHit) {
         this.stoppedByGateway = true
-        finishes.push([choice.index, "stop"])
+        finishes.push([choice.index, null])
       }
       else if (choice.finish_reason !== null) finishes.push([choice.index, choice.finish_reason])
     }
@@ -112,13 +115,13 @@ export class StreamGuard {
     return Effect.map(Effect.forEach(finishes, ([index, reason]) => this.finish(index, reason)), (ends) => [...out, ...ends.flat()])
   }
 
-  /** Ends the stream: choices the backend left open finish as stop, then usage. */
+  /** Ends the stream: choices the backend left open finish, then usage. */
   end(): Effect.Effect<Array<ChatChunk>, ChatModelError> {
     const open = [...this.states.entries()].filter(([, s]) => !s.done).map(([i]) => i)
     const self = this
     return Effect.gen(function*() {
       const out: Array<ChatChunk> = []
-      for (const index of open) out.push(...(yield* self.finish(index, "stop")))
+      for (const index of open) out.push(...(yield* self.finish(index, null)))
       const summed = self.sawUsage ? sumUsage(self.usages) : undefined
       const usage = summed ?? (yield* self.countedUsage())
       out.push({ choices: [], usage })
@@ -137,7 +140,8 @@ export class StreamGuard {
     if (delta.function?.arguments) call.arguments += delta.function.arguments
   }
 
-  private finish(index: number, reason: FinishReason): Effect.Effect<Array<ChatChunk>, ChatModelError> {
+  /** `reported`: the backend's reason, null when it gave none (cut at a stop sequence, left open). */
+  private finish(index: number, reported: FinishReason | null): Effect.Effect<Array<ChatChunk>, ChatModelError> {
     const state = this.state(index)
     if (state.done) return Effect.succeed([])
     state.done = true
@@ -152,7 +156,9 @@ export class StreamGuard {
     const toolCalls: Array<AnswerToolCall> = [...state.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, c], i) => ({ id: c.id || `call_${index}_${i}`, type: "function", function: { name: c.name, arguments: c.arguments } }))
-    const output: Output = { content: this.holdContent ? state.held : state.content, reasoning: state.reasoning, toolCalls, finish: reason }
+    const stopSequence = state.scanner?.stopped ?? false
+    const finish = finishReasonOf({ reported, toolCalls: toolCalls.length, stopSequence })
+    const output: Output = { content: this.holdContent ? state.held : state.content, reasoning: state.reasoning, toolCalls, finish }
     return Effect.map(this.settle(this.request, this.checks, output, this.usages, this.holdContent), (settled) => {
       if (this.holdContent && settled.content) {
         state.content = settled.content
@@ -175,7 +181,7 @@ export class StreamGuard {
           }]
         })
       }
-      const finishReason: FinishReason = reason === "stop" && state.scanner?.stopped ? "stop" : settled.toolCalls.length > 0 && reason !== "length" ? "tool_calls" : reason
+      const finishReason = finishReasonOf({ reported: settled.finish, toolCalls: settled.toolCalls.length, stopSequence })
       out.push({
         choices: [{ index, delta: {}, finish_reason: finishReason, ...(settled.note === undefined ? {} : { periscope_validation: settled.note }) }]
       })
@@ -189,6 +195,6 @@ export class StreamGuard {
   private countedUsage(): Effect.Effect<Usage> {
     const texts = [...this.states.values()].map((s) =>
       s.content + s.reasoning + [...s.calls.values()].map((c) => c.name + c.arguments).join(""))
-    return countUsage(this.request, texts, 1 + Math.max(0, this.usages.length - (this.sawUsage ? 1 : 0)))
+    return this.tokens.countUsage(this.request, texts, 1 + Math.max(0, this.usages.length - (this.sawUsage ? 1 : 0)))
   }
 }

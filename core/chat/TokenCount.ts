@@ -1,42 +1,34 @@
 /**
  * Token counts for usage when a backend reports none: OpenAI's o200k_base BPE
  * (gpt-tokenizer, pure JS). Exact for OpenAI's current models, a close
- * estimate for others. The ranks load lazily (about 150 ms) on first use.
+ * estimate for others. The ranks load on first use (about 150 ms, and memory
+ * a server whose upstreams report usage never needs), once per service;
+ * after that the encoding comes back synchronously, with no async hop per
+ * request (that hop showed in the gateway bench), and counting is plain code.
  */
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { Usage } from "./ChatCompletion.ts"
 import type { ChatMessage, ChatRequest } from "./ChatRequest.ts"
 import { contentText } from "./ChatRequest.ts"
 
-type Counter = (text: string) => number
+export type Counter = (text: string) => number
 
-interface Tokenizer {
+export interface Encoding {
   readonly count: Counter
   /** The longest prefix of `text` that fits in `max` tokens. */
   readonly truncate: (text: string, max: number) => string
 }
 
-let loading: Promise<Tokenizer> | undefined
-let loaded: Tokenizer | undefined
-const loadTokenizer = (): Promise<Tokenizer> =>
-  (loading ??= import("gpt-tokenizer/encoding/o200k_base").then((m) => {
-    loaded = {
-      count: (text: string) => (text === "" ? 0 : m.countTokens(text)),
-      truncate: (text: string, max: number) => {
-        const tokens = m.encode(text)
-        return tokens.length <= max ? text : m.decode(tokens.slice(0, max))
-      }
+const loadEncoding: Effect.Effect<Encoding> = Effect.map(
+  Effect.promise(() => import("gpt-tokenizer/encoding/o200k_base")),
+  (m): Encoding => ({
+    count: (text) => (text === "" ? 0 : m.countTokens(text)),
+    truncate: (text, max) => {
+      const tokens = m.encode(text)
+      return tokens.length <= max ? text : m.decode(tokens.slice(0, max))
     }
-    return loaded
-  }))
-
-/** The tokenizer, loaded once per process; after that, synchronously (no async hop per request). */
-export const tokenizer: Effect.Effect<Tokenizer> = Effect.suspend(() =>
-  loaded !== undefined ? Effect.succeed(loaded) : Effect.promise(loadTokenizer)
+  })
 )
-
-/** The counter, loaded once per process. */
-export const tokenCounter: Effect.Effect<Counter> = Effect.map(tokenizer, (t) => t.count)
 
 /** OpenAI's chat framing: about 3 tokens per message plus 3 to prime the reply. */
 const PER_MESSAGE = 3
@@ -52,12 +44,30 @@ export const countPromptTokens = (count: Counter, messages: ReadonlyArray<ChatMe
   return total
 }
 
-/** Usage counted with the tokenizer when the backend reports none: the prompt once per request made. */
-export const countUsage = (request: ChatRequest, completions: ReadonlyArray<string>, requests: number): Effect.Effect<Usage> =>
-  Effect.map(tokenCounter, (count) => {
-    const prompt = countPromptTokens(count, request.messages) * requests
-    let completion = 0
-    for (const text of completions) completion += count(text)
-    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
-  })
+/** Usage of `completions` for `request`: the prompt once per request made (fan-out, retries). */
+export const usageOf = (count: Counter, request: ChatRequest, completions: ReadonlyArray<string>, requests: number): Usage => {
+  const prompt = countPromptTokens(count, request.messages) * requests
+  let completion = 0
+  for (const text of completions) completion += count(text)
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+}
 
+/** The o200k_base encoding, loaded once per service on first use. */
+export class TokenCount extends Context.Service<TokenCount, {
+  /** Loads on first use; after that it succeeds at once. */
+  readonly encoding: Effect.Effect<Encoding>
+  /** Usage counted when a backend reports none (see `usageOf`). */
+  countUsage(request: ChatRequest, completions: ReadonlyArray<string>, requests: number): Effect.Effect<Usage>
+}>()("periscope/chat/TokenCount") {
+  /** A service whose encoding loads lazily, for those that build services by hand. */
+  static readonly make: Effect.Effect<TokenCount["Service"]> = Effect.map(
+    Effect.cached(loadEncoding),
+    (encoding) =>
+      TokenCount.of({
+        encoding,
+        countUsage: (request, completions, requests) => Effect.map(encoding, ({ count }) => usageOf(count, request, completions, requests))
+      })
+  )
+
+  static readonly layer: Layer.Layer<TokenCount> = Layer.effect(TokenCount, TokenCount.make)
+}

@@ -210,18 +210,19 @@ export const make = Effect.gen(function*() {
       })
     )
 
-  const complete = (target: UpstreamTarget, request: ChatRequest): Effect.Effect<ChatResult, UpstreamError> =>
-    Effect.gen(function*() {
+  const complete = Effect.fn("OpenAiUpstream.complete")(
+    function*(target: UpstreamTarget, request: ChatRequest): Effect.fn.Return<ChatResult, UpstreamError> {
       yield* validUrl(target)
       const deadline = (yield* Clock.currentTimeMillis) + target.timeouts.totalMs
       const body = JSON.stringify(upstreamBody(target.model, target.params, request, false))
       return yield* withRetries(target, deadline, completeOnce(target, request, body))
-    }).pipe(
-      Effect.timeoutOrElse({
+    },
+    (effect, target) =>
+      Effect.timeoutOrElse(effect, {
         duration: target.timeouts.totalMs,
         orElse: () => Effect.fail(timeout(target, "total", target.timeouts.totalMs, true))
       })
-    )
+  )
 
   // --- streams ------------------------------------------------------------------
 
@@ -324,24 +325,26 @@ export const make = Effect.gen(function*() {
       return yield* opened.pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
     })
 
-  const stream = (target: UpstreamTarget, request: ChatRequest): Stream.Stream<ChatChunk, UpstreamError> =>
-    Stream.unwrap(Effect.gen(function*() {
-      yield* validUrl(target)
-      const streamScope = yield* Effect.scope
-      const { totalMs } = target.timeouts
-      const deadline = (yield* Clock.currentTimeMillis) + totalMs
-      const sent = upstreamBody(target.model, target.params, request, true)
-      const body = JSON.stringify(sent)
-      const expectedChoices = typeof sent.n === "number" ? sent.n : 1
-      const opened = yield* withRetries(target, deadline, openOnce(target, body, expectedChoices, streamScope)).pipe(
-        Effect.timeoutOrElse({ duration: totalMs, orElse: () => Effect.fail(timeout(target, "total", totalMs, true)) })
-      )
-      // The total deadline aborts the request; the pull then reports the timeout. No per-chunk timer.
-      const remaining = deadline - (yield* Clock.currentTimeMillis)
-      yield* Effect.forkIn(Effect.andThen(Effect.sleep(Math.max(0, remaining)), opened.expire), streamScope)
-      const rest = Stream.fromPull(Effect.succeed(opened.rest))
-      return opened.first.length > 0 ? Stream.concat(Stream.fromIterable(opened.first), rest) : rest
-    }))
+  /** Until the first chunks are in: connect, retries and first token (the span ends there, nothing per chunk). */
+  const open = Effect.fn("OpenAiUpstream.stream")(function*(target: UpstreamTarget, request: ChatRequest) {
+    yield* validUrl(target)
+    const streamScope = yield* Effect.scope
+    const { totalMs } = target.timeouts
+    const deadline = (yield* Clock.currentTimeMillis) + totalMs
+    const sent = upstreamBody(target.model, target.params, request, true)
+    const body = JSON.stringify(sent)
+    const expectedChoices = typeof sent.n === "number" ? sent.n : 1
+    const opened = yield* withRetries(target, deadline, openOnce(target, body, expectedChoices, streamScope)).pipe(
+      Effect.timeoutOrElse({ duration: totalMs, orElse: () => Effect.fail(timeout(target, "total", totalMs, true)) })
+    )
+    // The total deadline aborts the request; the pull then reports the timeout. No per-chunk timer.
+    const remaining = deadline - (yield* Clock.currentTimeMillis)
+    yield* Effect.forkIn(Effect.andThen(Effect.sleep(Math.max(0, remaining)), opened.expire), streamScope)
+    const rest = Stream.fromPull(Effect.succeed(opened.rest))
+    return opened.first.length > 0 ? Stream.concat(Stream.fromIterable(opened.first), rest) : rest
+  })
+
+  const stream = (target: UpstreamTarget, request: ChatRequest): Stream.Stream<ChatChunk, UpstreamError> => Stream.unwrap(open(target, request))
 
   return UpstreamClient.of({ complete, stream })
 })

@@ -6,10 +6,10 @@
  * servers omit, strict about what would be a wrong answer.
  */
 import { Predicate, Result } from "effect"
-import type { ChatChoice, FinishReason, Usage } from "../../chat/ChatCompletion.ts"
+import type { ChatChoice, Usage } from "../../chat/ChatCompletion.ts"
 import type { ToolCall } from "../../chat/ChatRequest.ts"
+import { finishReasonOf, fromUpstream } from "../../chat/FinishReason.ts"
 import { errorValueText } from "./ErrorText.ts"
-import { mapFinishReason } from "./FinishReasons.ts"
 
 /** Why an answer cannot be used; OpenAiUpstream turns it into an UpstreamError. */
 export interface AnswerIssue {
@@ -88,9 +88,8 @@ const choiceOf = (value: unknown, position: number): Result.Result<ChatChoice, A
   const calls = toolCallsOf(message.tool_calls, position)
   if (Result.isFailure(calls)) return Result.fail(calls.failure)
   const toolCalls = calls.success
-  const mapped = mapFinishReason(value.finish_reason)
-  if (mapped === "error") return Result.fail({ kind: "stream", message: `the upstream ended choice ${index} with finish_reason ${JSON.stringify(value.finish_reason)}` })
-  const finish: FinishReason = mapped ?? (toolCalls !== undefined ? "tool_calls" : "stop")
+  const reported = fromUpstream(value.finish_reason)
+  if (reported === "error") return Result.fail({ kind: "stream", message: `the upstream ended choice ${index} with finish_reason ${JSON.stringify(value.finish_reason)}` })
   return Result.succeed({
     index,
     message: {
@@ -99,7 +98,7 @@ const choiceOf = (value: unknown, position: number): Result.Result<ChatChoice, A
       reasoning_content: reasoningOf(message) ?? "",
       ...(toolCalls !== undefined ? { tool_calls: toolCalls } : {})
     },
-    finish_reason: finish,
+    finish_reason: finishReasonOf({ reported, toolCalls: toolCalls?.length ?? 0 }),
     logprobs: null
   })
 }

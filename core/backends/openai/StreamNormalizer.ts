@@ -12,7 +12,7 @@
 import { Predicate } from "effect"
 import { Sse } from "effect/encoding"
 import type { ChatChunk, ChunkChoice, ChunkDelta, ToolCallDelta } from "../../chat/ChatCompletion.ts"
-import { mapFinishReason } from "./FinishReasons.ts"
+import { type FinishReason, finishReasonOf, fromUpstream } from "../../chat/FinishReason.ts"
 import { type AnswerIssue, contentTextOf, issueOfError, parseUsage, reasoningOf } from "./ResponseNormalizer.ts"
 
 type Json = Record<string, unknown>
@@ -55,6 +55,8 @@ export class StreamNormalizer {
   private events = 0
   private readonly seen = new Set<number>()
   private readonly finished = new Set<number>()
+  /** Choices that sent tool-call deltas. */
+  private readonly calling = new Set<number>()
   private readonly decoder = new TextDecoder()
   private out: Array<ChatChunk> = []
   private readonly parser = Sse.makeParser((event) => {
@@ -131,16 +133,21 @@ export class StreamNormalizer {
         const choice = raw[i]
         if (!Predicate.isObject(choice)) continue
         const index = typeof choice.index === "number" && Number.isInteger(choice.index) ? choice.index : i
-        const finish = mapFinishReason(choice.finish_reason)
+        const finish = fromUpstream(choice.finish_reason)
         if (finish === "error") {
           this.issue = { kind: "stream", message: `the upstream ended choice ${index} with finish_reason ${JSON.stringify(choice.finish_reason)}` }
           return
         }
         this.seen.add(index)
-        if (finish !== null) this.finished.add(index)
         const delta = this.deltaOf(choice.delta ?? choice.message)
+        if (delta?.tool_calls !== undefined) this.calling.add(index)
         if (delta === undefined && finish === null) continue
-        choices.push({ index, delta: delta ?? {}, finish_reason: finish })
+        let finishReason: FinishReason | null = null
+        if (finish !== null) {
+          this.finished.add(index)
+          finishReason = this.finishOf(index, finish)
+        }
+        choices.push({ index, delta: delta ?? {}, finish_reason: finishReason })
       }
     }
     const usage = parseUsage(json.usage)
@@ -162,11 +169,15 @@ export class StreamNormalizer {
     }
   }
 
+  private finishOf(index: number, reported: FinishReason | null): FinishReason {
+    return finishReasonOf({ reported, toolCalls: this.calling.has(index) ? 1 : 0 })
+  }
+
   /** [DONE]: a choice the upstream never finished is finished here, so every choice the caller saw ends. */
   private onDone(): void {
     this.done = true
     const open: Array<ChunkChoice> = []
-    for (const index of this.seen) if (!this.finished.has(index)) open.push({ index, delta: {}, finish_reason: "stop" })
+    for (const index of this.seen) if (!this.finished.has(index)) open.push({ index, delta: {}, finish_reason: this.finishOf(index, null) })
     if (open.length > 0) this.out.push({ choices: open })
   }
 }

@@ -16,6 +16,8 @@ export interface SiteServer {
   readonly requested: Array<string>
   /** Most requests this server ever had in flight at once. */
   readonly maxInFlight: () => number
+  /** Requests in flight now (a request ends when its answer is sent or its client goes away). */
+  readonly inFlight: () => number
   close(): Promise<void>
 }
 
@@ -74,6 +76,7 @@ export const startSiteServer = async (
     origin: `http://${hostname}:${port}`,
     requested,
     maxInFlight: () => maxInFlight,
+    inFlight: () => inFlight,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy()

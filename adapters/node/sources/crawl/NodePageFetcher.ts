@@ -42,6 +42,7 @@ const guardedFetch = async (request: PageRequest, policy: AddressPolicy, signal:
   if (url.protocol !== "http:" && url.protocol !== "https:") return refused(target, `${url.protocol} URLs are not crawled`)
   const admission = await admit(policy, url)
   if (admission._tag === "Refused") return refused(target, admission.reason)
+  if (signal.aborted) return failed(target, "interrupted")
   const { address, family } = admission.address
   // Connect to the address that was checked, never to a fresh resolution of the name.
   const pinned: LookupFunction = (_hostname, options, callback) => {
@@ -66,13 +67,14 @@ const guardedFetch = async (request: PageRequest, policy: AddressPolicy, signal:
       lookup: pinned,
       headers: { "user-agent": request.userAgent, accept: request.accept, "accept-encoding": "gzip, deflate, br" }
     })
-    if (signal.aborted) return onAbort()
-    signal.addEventListener("abort", onAbort)
-    deadline = setTimeout(() => finish(failed(target, `timed out after ${request.timeoutMs} ms`)), request.timeoutMs)
+    // Listened to before anything can destroy the request, so no error goes uncaught.
     client.on("error", (error) => {
       const code = (error as { code?: string }).code
       finish(failed(target, code ? `${code}: ${error.message}` : error.message))
     })
+    if (signal.aborted) return onAbort()
+    signal.addEventListener("abort", onAbort)
+    deadline = setTimeout(() => finish(failed(target, `timed out after ${request.timeoutMs} ms`)), request.timeoutMs)
     client.on("response", (response) => {
       const status = response.statusCode ?? 0
       if (HTTP_REDIRECTS.has(status) && response.headers.location !== undefined) {

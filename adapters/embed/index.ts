@@ -9,7 +9,7 @@
 import { FetchHttpClient } from "effect/http"
 import { Cause, Duration, Effect, Exit, FileSystem, Layer, ManagedRuntime, Result, Stream } from "effect"
 import { ApiError, statusOf, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
-import { completeChat, streamChat } from "../../core/api/ChatHandlers.ts"
+import { chatRequestOf, completeChat, streamChat } from "../../core/api/ChatHandlers.ts"
 import { fromSearchError, internalError } from "../../core/api/DomainErrors.ts"
 import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
 import { makeBodyDecoder } from "../../core/api/JsonBody.ts"
@@ -28,7 +28,7 @@ import { settingsOf } from "../../core/config/Settings.ts"
 import type { ChatCompletionChunk, ChatCompletionResponse } from "../../core/chat/ChatCompletion.ts"
 import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import { ChatModel } from "../../core/chat/ChatModel.ts"
-import { ChatCompletionRequest, toChatRequest } from "../../core/chat/ChatRequest.ts"
+import { ChatCompletionRequest } from "../../core/chat/ChatRequest.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { ImageSearch } from "../../core/search/ImageSearch.ts"
 import type { ImageResult, WebSearchData } from "../../core/search/SearchResult.ts"
@@ -149,11 +149,11 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
   const search = <A>(input: unknown, f: (q: typeof SearchRequest.Type) => Effect.Effect<A, ApiError, AppServices>) =>
     run(runtime, Effect.flatMap(decoded(decodeSearch(input)), f))
 
-  const chatRequestOf = (input: unknown) =>
+  const decodeChatInput = (input: unknown) =>
     Effect.gen(function*() {
       const chat = yield* ChatGateway
       const body = yield* decoded(decodeChat(input))
-      return { chat, request: toChatRequest(body, body.model ?? chat.defaultModel) }
+      return { chat, request: chatRequestOf(chat, body) }
     })
 
   return {
@@ -162,12 +162,12 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
     imageSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(ImageSearch), (s) => Effect.mapError(s.search(q), fromSearchError))),
     chat: (input) =>
       run(runtime, Effect.gen(function*() {
-        const { chat, request } = yield* chatRequestOf(input)
+        const { chat, request } = yield* decodeChatInput(input)
         return yield* completeChat(chat, { ...request, stream: false })
       })),
     chatStream: (input) => ({
       [Symbol.asyncIterator]: (): AsyncIterator<ChatCompletionChunk> => {
-        const events = Stream.unwrap(Effect.map(chatRequestOf(input), ({ chat, request }) =>
+        const events = Stream.unwrap(Effect.map(decodeChatInput(input), ({ chat, request }) =>
           streamChat(chat, { ...request, stream: true }))).pipe(
             Stream.mapEffect((event) => event._tag === "Chunk" ? Effect.succeed(event.chunk) : Effect.fail(event.error))
           )

@@ -33,6 +33,10 @@ export const toCompletionResponse = (result: GatewayResult, id: string, created:
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
+/** The request the gateway answers: a request that names no model gets the gateway's default (decided by its router). */
+export const chatRequestOf = (chat: ChatGateway["Service"], body: ChatCompletionRequest): ChatRequest =>
+  toChatRequest(body, body.model ?? chat.defaultModel)
+
 /** A whole completion as the wire shows it: a fresh id, created now. */
 export const completeChat = (chat: ChatGateway["Service"], request: ChatRequest): Effect.Effect<ChatCompletionResponse, ApiError> =>
   Effect.map(Effect.mapError(chat.complete(request), fromChatError), (result) => toCompletionResponse(result, completionId(), nowSeconds()))
@@ -54,7 +58,7 @@ export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fn
     .handleRaw("completions", ({ request }) =>
       Effect.gen(function*() {
         const body = yield* decodeJsonBody(request, CHAT_BODY_LIMIT, decodeChatRequest)
-        const chatRequest = toChatRequest(body, body.model ?? chat.defaultModel)
+        const chatRequest = chatRequestOf(chat, body)
         if (chatRequest.stream) {
           const options = yield* ServerOptions
           return HttpServerResponse.stream(sseBody(streamChat(chat, chatRequest), options.streamKeepAlive), {

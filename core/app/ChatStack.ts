@@ -11,7 +11,7 @@ import { SettingsError } from "../config/Settings.ts"
 import { WebSearch } from "../search/WebSearch.ts"
 import { defaultValidationPolicy, type ValidationPolicy } from "../chat/ChatGateway.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
-import { GROUNDED_MODEL, makeGroundedModel } from "../chat/GroundedModel.ts"
+import { makeGroundedModel } from "../chat/GroundedModel.ts"
 import { makeModelRouter, type Route } from "../chat/ModelRouter.ts"
 import { UpstreamClient, type UpstreamTarget } from "../chat/Upstream.ts"
 
@@ -66,7 +66,8 @@ export const chatModelLayer = (chat: ChatConfig | undefined): Layer.Layer<ChatMo
       return makeModelRouter(yield* Effect.service(UpstreamClient), {
         routes,
         builtins,
-        defaultModel: chat?.defaultModel ?? routes[0]?.name ?? GROUNDED_MODEL
+        // The router decides the default when none is configured (its first route, else the grounded model).
+        defaultModel: chat?.defaultModel
       })
     })
   )

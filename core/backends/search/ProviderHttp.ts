@@ -50,6 +50,7 @@ export const retryAfterMs = (headers: Readonly<Record<string, string | undefined
   return wait === undefined ? undefined : wait * 1000
 }
 
+const INVALID_KEY = /SUBSCRIPTION_TOKEN_INVALID|invalid api key|"unauthorized\.?"|INVALID_API_KEY/i
 const CAPTCHA = /captcha|are you a robot|unusual traffic|cf-challenge|challenge-platform/i
 
 /** Cuts the key (and anything shaped like a bearer token) out of text, collapses whitespace, caps length. */
@@ -134,7 +135,8 @@ export const makeProviderHttp = (config: ProviderConfig) =>
           const retryAfter = retryAfterMs(response.headers, now)
           return fail("rate_limited", `the provider answered ${status}${said}`, retryAfter === undefined ? { status } : { status, retryAfterMs: retryAfter })
         }
-        if (status === 401) return fail("unauthorized", `the provider refused the key (401)${said}`, { status })
+        // Brave refuses a bad token with 422 SUBSCRIPTION_TOKEN_INVALID, Serper with 403 "Unauthorized".
+        if (status === 401 || INVALID_KEY.test(body)) return fail("unauthorized", `the provider refused the key (${status})${said}`, { status })
         if (status === 403) return fail("blocked", `the provider answered 403${said}`, { status })
         if (status >= 500) return fail("unavailable", `the provider answered ${status}${said}`, { status })
         return fail("bad_response", `the provider refused the request (${status})${said}`, { status })

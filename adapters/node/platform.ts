@@ -34,6 +34,6 @@ export const nodeEngineHooks = (settings: Settings, options: { readonly reloadOn
       Effect.mapError((error) =>
         new SettingsError({ setting: `search.snapshot (${snapshot})`, message: `no snapshot, and the starter index could not be built: ${error.message}` }))
     ),
-  ...(options.reloadOnSighup ? { reloads: sighups } : {}),
+  ...(options.reloadOnSighup ? { reloads: { name: "SIGHUP", requests: sighups } } : {}),
   readDocuments: readJsonlDocuments
 })

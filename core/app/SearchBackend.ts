@@ -34,8 +34,8 @@ export type SearchChoice =
 export interface EngineHooks {
   /** Runs before the snapshot is first read (e.g. builds one when there is none). */
   readonly prepare?: (snapshot: string) => Effect.Effect<void, SettingsError>
-  /** Each element asks for the snapshot to be read again and swapped in. */
-  readonly reloads?: Stream.Stream<void>
+  /** Each element asks for the snapshot to be read again and swapped in; `name` says who asks, in logs. */
+  readonly reloads?: { readonly name: string; readonly requests: Stream.Stream<void> }
   /** Reads the documents of a JSONL file for the fixture backend. */
   readonly readDocuments?: (path: string, setting: string) => Effect.Effect<ReadonlyArray<IndexDocument>, SettingsError>
 }
@@ -68,15 +68,15 @@ const decodeOrFail = (location: string, bytes: Uint8Array) =>
   })
 
 /** Reads the snapshot again on every reload request; logs what was loaded or why it was refused. */
-const reloadOn = (location: string, reloads: Stream.Stream<void>) =>
+const reloadOn = (location: string, reloads: NonNullable<EngineHooks["reloads"]>) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const engine = yield* SearchEngine
     const reloadOnce = readSnapshotBytes(location).pipe(
       Effect.flatMap((bytes) => engine.reload(bytes)),
-      Effect.flatMap((summary) => Effect.logInfo(`reload: ${location}: ${summary.documents} documents, ${summary.images} images`)),
-      Effect.catch((error) => Effect.logError(`reload: kept the current index; ${location} was refused: ${error.message}`))
+      Effect.flatMap((summary) => Effect.logInfo(`${reloads.name}: reloaded ${location}: ${summary.documents} documents, ${summary.images} images`)),
+      Effect.catch((error) => Effect.logError(`${reloads.name}: kept the current index; ${location} was refused: ${error.message}`))
     )
-    yield* Effect.forkScoped(Stream.runForEach(reloads, () => reloadOnce))
+    yield* Effect.forkScoped(Stream.runForEach(reloads.requests, () => reloadOnce))
   }))
 
 const engineFromLocation = (location: string, hooks: EngineHooks) => {

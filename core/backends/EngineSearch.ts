@@ -38,12 +38,16 @@ export class SearchEngine extends Context.Service<SearchEngine, {
       SearchEngine,
       Effect.gen(function*() {
         const cell = yield* Ref.make(initial)
-        const replace = (index: SearchIndex) =>
-          Ref.set(cell, index).pipe(Effect.as<EngineSummary>({ documents: index.documentCount, images: index.imageCount }))
+        const replace = Effect.fn("SearchEngine.replace")(function*(index: SearchIndex) {
+          yield* Ref.set(cell, index)
+          return { documents: index.documentCount, images: index.imageCount } satisfies EngineSummary
+        })
         return SearchEngine.of({
           current: Ref.get(cell),
           replace,
-          reload: (bytes) => decode(bytes).pipe(Effect.flatMap(replace))
+          reload: Effect.fn("SearchEngine.reload")(function*(bytes: Uint8Array) {
+            return yield* replace(yield* decode(bytes))
+          })
         })
       })
     )
@@ -62,10 +66,13 @@ const decode = (bytes: Uint8Array): Effect.Effect<SearchIndex, SnapshotError> =>
 /** An engine failure as the error the API maps to HTTP 500; the message says nothing internal. */
 const engineFailure = () => new SearchBackendError({ reason: "internal", message: "the search engine failed to answer this query" })
 
-/** A query answered from the index current when it starts; a throw becomes a SearchBackendError. */
-const onCurrentIndex = <A>(answer: (index: SearchIndex, query: SearchQuery) => A) =>
-  Effect.map(Effect.service(SearchEngine), (engine) => (query: SearchQuery) =>
-    Effect.flatMap(engine.current, (index) => Effect.try({ try: () => answer(index, query), catch: engineFailure })))
+/** A query answered from the index current when it starts, in a span of its own; a throw becomes a SearchBackendError. */
+const onCurrentIndex = <A>(span: string, answer: (index: SearchIndex, query: SearchQuery) => A) =>
+  Effect.map(Effect.service(SearchEngine), (engine) =>
+    Effect.fn(span)(function*(query: SearchQuery) {
+      const index = yield* engine.current
+      return yield* Effect.try({ try: () => answer(index, query), catch: engineFailure })
+    }))
 
 /** The wire's image result: the engine's hit without what the wire does not carry yet (its size). */
 const toImageResult = (hit: ImageHit): ImageResult => ({ url: hit.url, refUrl: hit.refUrl, title: hit.title })
@@ -74,14 +81,14 @@ const toImageResult = (hit: ImageHit): ImageResult => ({ url: hit.url, refUrl: h
 const searchLayer: Layer.Layer<WebSearch | ImageSearch, never, SearchEngine> = Layer.mergeAll(
   Layer.effect(
     WebSearch,
-    Effect.map(onCurrentIndex((index, query) => {
+    Effect.map(onCurrentIndex("WebSearch.search", (index, query) => {
       const answer = index.search(query.keywords, query.num)
       return toWebSearchData(answer.query, answer.hits)
     }), (search) => WebSearch.of({ search }))
   ),
   Layer.effect(
     ImageSearch,
-    Effect.map(onCurrentIndex((index, query) => index.searchImages(query.keywords, query.num).map(toImageResult)), (search) => ImageSearch.of({ search }))
+    Effect.map(onCurrentIndex("ImageSearch.search", (index, query) => index.searchImages(query.keywords, query.num).map(toImageResult)), (search) => ImageSearch.of({ search }))
   )
 )
 

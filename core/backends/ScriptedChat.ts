@@ -65,7 +65,7 @@ export interface ScriptedChatOptions {
 const splitWords = (text: string): Array<string> => text.match(/\S+\s*|\s+/g) ?? []
 
 /** The pieces a reply streams as, in order: reasoning, content, then tool calls. */
-export const piecesOf = (reply: ScriptedReply): ReadonlyArray<ScriptedPiece> => {
+const piecesOf = (reply: ScriptedReply): ReadonlyArray<ScriptedPiece> => {
   if (reply.pieces !== undefined) return reply.pieces
   const pieces: Array<ScriptedPiece> = []
   for (const word of splitWords(reply.reasoning ?? "")) pieces.push({ reasoning: word })
@@ -93,7 +93,7 @@ const finishOf = (reply: ScriptedReply): FinishReason =>
 const failureOf = (reply: ScriptedReply) =>
   new ChatModelError(reply.failure ?? { reason: "upstream", message: "scripted failure" })
 
-export const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Service"]): ChatModel["Service"] => {
+const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Service"]): ChatModel["Service"] => {
   const models = options.models ?? ["periscope-scripted"]
   let turn = 0
   const replyFor = (request: ChatRequest, choice: number): ScriptedReply => {

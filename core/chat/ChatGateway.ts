@@ -11,8 +11,8 @@ import type { ChatModelError } from "./ChatError.ts"
 import { ChatModel } from "./ChatModel.ts"
 import type { ChatRequest } from "./ChatRequest.ts"
 import { fanOutComplete, fanOutStream, sumUsage } from "./FanOut.ts"
-import { type Checks, checksOf, defaultValidationPolicy, feedbackMessages, invalidOutput, type Output, type Problem, problemsOf, type ValidationPolicy } from "./OutputValidation.ts"
 import { finishReasonOf } from "./FinishReason.ts"
+import { type Checks, checksOf, defaultValidationPolicy, feedbackMessages, invalidOutput, type Output, type Problem, problemsOf, type ValidationPolicy } from "./OutputValidation.ts"
 import { applyStops } from "./StopSequences.ts"
 import { StreamGuard } from "./StreamGuard.ts"
 import { TokenCount } from "./TokenCount.ts"
@@ -52,38 +52,37 @@ const makeGateway = (model: ChatModel["Service"], tokens: TokenCount["Service"],
    * `contentReplaceable` is false for content already streamed to the client:
    * a retry then replaces only the tool calls.
    */
-  const settle = (request: ChatRequest, checks: Checks, output: Output, usages: Array<Usage | undefined>, contentReplaceable: boolean): Effect.Effect<Output, ChatModelError> =>
-    Effect.gen(function*() {
-      // Pass: everything is judged and marked; nothing is taken back or asked again.
-      if (policy.mode === "pass") return marked(output, problemsOf(checks, output.content, output.toolCalls))
-      let current = output
-      for (let attempt = 0;; attempt++) {
-        const problems = problemsOf(checks, current.content, current.toolCalls)
-        if (problems.length === 0) return current
-        if (policy.mode === "repair") {
-          const toolCalls = current.toolCalls.map((call) => checks.catalog.repair(call).call)
-          const content = current.content !== null && problems.some((p) => p.kind === "content") ? repairJson(current.content) ?? current.content : current.content
-          const remaining = problemsOf(checks, content, toolCalls)
-          if (remaining.length === 0) return { ...current, toolCalls, content }
-          return yield* invalidOutput(remaining, "after repair")
-        }
-        if (attempt >= policy.retries) return yield* invalidOutput(problems, `after ${policy.retries} ${policy.retries === 1 ? "retry" : "retries"}`)
-        const again = yield* completeOnce({
-          ...request,
-          n: 1,
-          stream: false,
-          messages: [...request.messages, ...feedbackMessages(current.content, current.toolCalls, problems)]
-        })
-        usages.push(again.usage)
-        const choice = stopped(again.choices[0]!, request.stop)
-        current = {
-          content: contentReplaceable ? choice.message.content : current.content,
-          reasoning: current.reasoning + choice.message.reasoning_content,
-          toolCalls: choice.message.tool_calls ?? [],
-          finish: choice.finish_reason
-        }
+  const settle = Effect.fnUntraced(function*(request: ChatRequest, checks: Checks, output: Output, usages: Array<Usage | undefined>, contentReplaceable: boolean): Effect.fn.Return<Output, ChatModelError> {
+    // Pass: everything is judged and marked; nothing is taken back or asked again.
+    if (policy.mode === "pass") return marked(output, problemsOf(checks, output.content, output.toolCalls))
+    let current = output
+    for (let attempt = 0;; attempt++) {
+      const problems = problemsOf(checks, current.content, current.toolCalls)
+      if (problems.length === 0) return current
+      if (policy.mode === "repair") {
+        const toolCalls = current.toolCalls.map((call) => checks.catalog.repair(call).call)
+        const content = current.content !== null && problems.some((p) => p.kind === "content") ? repairJson(current.content) ?? current.content : current.content
+        const remaining = problemsOf(checks, content, toolCalls)
+        if (remaining.length === 0) return { ...current, toolCalls, content }
+        return yield* invalidOutput(remaining, "after repair")
       }
-    })
+      if (attempt >= policy.retries) return yield* invalidOutput(problems, `after ${policy.retries} ${policy.retries === 1 ? "retry" : "retries"}`)
+      const again = yield* completeOnce({
+        ...request,
+        n: 1,
+        stream: false,
+        messages: [...request.messages, ...feedbackMessages(current.content, current.toolCalls, problems)]
+      })
+      usages.push(again.usage)
+      const choice = stopped(again.choices[0]!, request.stop)
+      current = {
+        content: contentReplaceable ? choice.message.content : current.content,
+        reasoning: current.reasoning + choice.message.reasoning_content,
+        toolCalls: choice.message.tool_calls ?? [],
+        finish: choice.finish_reason
+      }
+    }
+  })
 
   const complete = Effect.fn("ChatGateway.complete")(function*(request: ChatRequest): Effect.fn.Return<GatewayResult, ChatModelError> {
     const checks = checksOf(request)
@@ -96,23 +95,22 @@ const makeGateway = (model: ChatModel["Service"], tokens: TokenCount["Service"],
     return yield* settleAll(request, checks, first)
   })
 
-  const settleAll = (request: ChatRequest, checks: Checks, first: ChatResult): Effect.Effect<GatewayResult, ChatModelError> =>
-    Effect.gen(function*() {
-      const usages: Array<Usage | undefined> = [first.usage]
-      const choices: Array<ChatChoice> = []
-      for (const raw of first.choices) {
-        const choice = stopped(raw, request.stop)
-        const output = yield* settle(request, checks, {
-          content: choice.message.content,
-          reasoning: choice.message.reasoning_content,
-          toolCalls: choice.message.tool_calls ?? [],
-          finish: choice.finish_reason
-        }, usages, true)
-        choices.push(toChoice(choice.index, output))
-      }
-      const usage = sumUsage(usages) ?? (yield* tokens.countUsage(request, choices.map((c) => textOfChoice(c)), usages.length))
-      return { model: first.model, choices, usage }
-    })
+  const settleAll = Effect.fnUntraced(function*(request: ChatRequest, checks: Checks, first: ChatResult): Effect.fn.Return<GatewayResult, ChatModelError> {
+    const usages: Array<Usage | undefined> = [first.usage]
+    const choices: Array<ChatChoice> = []
+    for (const raw of first.choices) {
+      const choice = stopped(raw, request.stop)
+      const output = yield* settle(request, checks, {
+        content: choice.message.content,
+        reasoning: choice.message.reasoning_content,
+        toolCalls: choice.message.tool_calls ?? [],
+        finish: choice.finish_reason
+      }, usages, true)
+      choices.push(toChoice(choice.index, output))
+    }
+    const usage = sumUsage(usages) ?? (yield* tokens.countUsage(request, choices.map((c) => textOfChoice(c)), usages.length))
+    return { model: first.model, choices, usage }
+  })
 
   // No span around the stream: Stream.withSpan costs about 1 µs per chunk (measured on a bare
   // stream); the backend's opening of the stream is traced (OpenAiUpstream.stream, GroundedModel.stream).

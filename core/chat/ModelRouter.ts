@@ -33,7 +33,7 @@ export interface RouterOptions {
 }
 
 /** The weighted pick first, then the other targets by weight (config order on ties). */
-export const orderTargets = (targets: ReadonlyArray<WeightedTarget>, random: number): ReadonlyArray<UpstreamTarget> => {
+const orderTargets = (targets: ReadonlyArray<WeightedTarget>, random: number): ReadonlyArray<UpstreamTarget> => {
   const total = targets.reduce((sum, t) => sum + t.weight, 0)
   let point = random * total
   let first = targets.length - 1
@@ -49,7 +49,7 @@ export const orderTargets = (targets: ReadonlyArray<WeightedTarget>, random: num
 }
 
 /** What the caller sees of an upstream failure: a status that says whose fault it is. */
-export const toChatError = (error: UpstreamError): ChatModelError => {
+const toChatError = (error: UpstreamError): ChatModelError => {
   const where = `upstream ${error.target}`
   switch (error.kind) {
     case "connect":

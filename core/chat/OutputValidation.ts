@@ -86,7 +86,6 @@ export interface Output {
   readonly note?: { readonly valid: boolean; readonly error: string } | undefined
 }
 
-
 export const checksOf = (request: ChatRequest): Checks => ({
   catalog: new ToolCatalog(request.tools),
   content: makeContentCheck(request.response_format)

@@ -50,5 +50,3 @@ export const withOverrides = (preset: PresetName, overrides: ParameterMap = {}):
   for (const [field, rule] of Object.entries(overrides)) if (rule !== undefined) merged[field] = rule
   return merged as ParameterMap
 }
-
-export const isPresetName = (name: string): name is PresetName => (presetNames as ReadonlyArray<string>).includes(name)

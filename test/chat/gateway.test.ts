@@ -68,6 +68,38 @@ describe("stop sequences", () => {
   })
 })
 
+describe("finish reasons", () => {
+  it("end a whole answer and a stream alike when a reply calls a tool and its text hits a stop sequence", async () => {
+    const call = { name: "get_weather", arguments: { city: "Oslo" }, id: "call_1" }
+    const server = await serve({
+      models: ["m"],
+      replies: [{
+        content: "checking END ignored",
+        toolCalls: [call],
+        pieces: [
+          { toolCall: { index: 0, id: "call_1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Oslo\"}" } } },
+          { content: "checking END ignored" }
+        ]
+      }]
+    })
+    const body = await (await post(server, { tools: [weatherTool], stop: ["END"] })).json() as any
+    expect(body.choices[0].message.content).toBe("checking ")
+    expect(body.choices[0].finish_reason).toBe("tool_calls")
+    const events = await chunks(await post(server, { stream: true, tools: [weatherTool], stop: ["END"] }))
+    expect(events.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("checking ")
+    expect(events.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).map((t: any) => t.function.name)).toEqual(["get_weather"])
+    expect(events.flatMap((c) => c.choices.map((ch: any) => ch.finish_reason)).filter((r) => r !== null)).toEqual(["tool_calls"])
+  })
+
+  it("keep length when the tokens ran out, even with a tool call", async () => {
+    const server = await serve({ models: ["m"], replies: [{ toolCalls: [{ name: "get_weather", arguments: { city: "Oslo" } }], finishReason: "length" }] })
+    const body = await (await post(server, { tools: [weatherTool] })).json() as any
+    expect(body.choices[0].finish_reason).toBe("length")
+    const events = await chunks(await post(server, { stream: true, tools: [weatherTool] }))
+    expect(events.flatMap((c) => c.choices.map((ch: any) => ch.finish_reason)).filter((r) => r !== null)).toEqual(["length"])
+  })
+})
+
 describe("n fan-out", () => {
   const fanOut: ScriptedChatOptions = {
     models: ["m"],

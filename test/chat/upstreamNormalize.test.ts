@@ -218,6 +218,14 @@ describe("streams", () => {
     expect(assemble(chunks)).toMatchObject({ content: "no finish reason", finishes: ["stop"] })
   })
 
+  it("finishes a tool-calling choice left open at [DONE] as tool_calls, like a whole answer without finish_reason", async () => {
+    const call = "{\"index\":0,\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}"
+    const chunks = await collect({ rawSse: `data: {"choices":[{"index":0,"delta":{"tool_calls":[${call}]},"finish_reason":null}]}\n\ndata: [DONE]\n\n` })
+    expect(assemble(chunks).finishes).toEqual(["tool_calls"])
+    const whole = await complete({ toolCalls: [{ name: "f", arguments: "{}" }], finishReason: null })
+    expect(whole.choices[0]!.finish_reason).toBe("tool_calls")
+  })
+
   it("fails a stream that ends without [DONE] or a finish_reason", async () => {
     const error = await streamError({ content: "cut short", omitDone: true, omitFinishReason: true })
     expect(error.kind).toBe("stream")

@@ -129,8 +129,8 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
       return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
     })
 
-  const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> =>
-    Effect.gen(function*() {
+  const complete = Effect.fnUntraced(
+    function*(request: ChatRequest): Effect.fn.Return<ChatResult, ChatModelError> {
       yield* checkModel(request)
       const replies = Array.from({ length: request.n }, (_, i) => replyFor(request, i))
       const delay = Math.max(0, ...replies.map((r) => r.delayMs ?? 0))
@@ -149,7 +149,9 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
         logprobs: null
       }))
       return { model: request.model, choices, usage: options.reportsUsage === false ? undefined : yield* usageOf(request, replies) }
-    }).pipe(Effect.onExit((exit) => report(request.model, exit, true)))
+    },
+    (effect, request) => Effect.onExit(effect, (exit) => report(request.model, exit, true))
+  )
 
   const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => {
     // A consumer that stops pulling ends the stream without an error: only the last chunk marks delivery.

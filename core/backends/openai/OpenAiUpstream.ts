@@ -139,23 +139,22 @@ export const make = Effect.gen(function*() {
     )
 
   /** A non-2xx answer as kind status, with the upstream's message and Retry-After. */
-  const statusFailure = (target: UpstreamTarget, response: HttpClientResponse.HttpClientResponse) =>
-    Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const text = yield* response.text.pipe(
-        Effect.timeoutOption(ERROR_BODY_MS),
-        Effect.map((body) => (body._tag === "Some" ? errorBodyText(body.value) : undefined)),
-        Effect.orElseSucceed(() => undefined)
-      )
-      const retryAfter = retryAfterMs(response.headers, now)
-      return yield* Effect.fail(fail(target, {
-        kind: "status",
-        status: response.status,
-        beforeFirstByte: true,
-        retryAfterSeconds: retryAfter === undefined ? undefined : retryAfter / 1000,
-        message: `the upstream answered ${response.status}${text === undefined ? "" : `: ${text}`}`
-      }))
-    })
+  const statusFailure = Effect.fnUntraced(function*(target: UpstreamTarget, response: HttpClientResponse.HttpClientResponse) {
+    const now = yield* Clock.currentTimeMillis
+    const text = yield* response.text.pipe(
+      Effect.timeoutOption(ERROR_BODY_MS),
+      Effect.map((body) => (body._tag === "Some" ? errorBodyText(body.value) : undefined)),
+      Effect.orElseSucceed(() => undefined)
+    )
+    const retryAfter = retryAfterMs(response.headers, now)
+    return yield* Effect.fail(fail(target, {
+      kind: "status",
+      status: response.status,
+      beforeFirstByte: true,
+      retryAfterSeconds: retryAfter === undefined ? undefined : retryAfter / 1000,
+      message: `the upstream answered ${response.status}${text === undefined ? "" : `: ${text}`}`
+    }))
+  })
 
   /** Runs `attempt` again while the retry schedule allows, within the total deadline. */
   const withRetries = <A>(target: UpstreamTarget, deadline: number, attempt: Effect.Effect<A, UpstreamError>) =>
@@ -184,8 +183,8 @@ export const make = Effect.gen(function*() {
    * so headers and body share the first-token deadline (connectMs would cut
    * long generations short).
    */
-  const completeOnce = (target: UpstreamTarget, request: ChatRequest, body: string) =>
-    Effect.gen(function*() {
+  const completeOnce = Effect.fnUntraced(
+    function*(target: UpstreamTarget, request: ChatRequest, body: string): Effect.fn.Return<ChatResult, UpstreamError> {
       const response = yield* sendWhole(target, buildRequest(target, body, false))
       if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
       const text = yield* response.text.pipe(Effect.mapError((error) =>
@@ -203,12 +202,13 @@ export const make = Effect.gen(function*() {
       const { choices, usage } = normalized.success
       const result: ChatResult = usage === undefined ? { model: request.model, choices } : { model: request.model, choices, usage }
       return result
-    }).pipe(
-      Effect.timeoutOrElse({
+    },
+    (effect, target) =>
+      Effect.timeoutOrElse(effect, {
         duration: target.timeouts.firstTokenMs,
         orElse: () => Effect.fail(timeout(target, "first-token", target.timeouts.firstTokenMs, true))
       })
-    )
+  )
 
   const complete = Effect.fn("OpenAiUpstream.complete")(
     function*(target: UpstreamTarget, request: ChatRequest): Effect.fn.Return<ChatResult, UpstreamError> {
@@ -285,45 +285,44 @@ export const make = Effect.gen(function*() {
   }
 
   /** One try at opening a stream, in a scope of its own under the stream's scope: closed (request aborted) on failure. */
-  const openOnce = (target: UpstreamTarget, body: string, expectedChoices: number, streamScope: Scope.Scope) =>
-    Effect.gen(function*() {
-      const scope = yield* Scope.fork(streamScope)
-      const opened = Effect.gen(function*() {
-        const startedAt = yield* Clock.currentTimeMillis
-        const { connectMs, firstTokenMs } = target.timeouts
-        const response = yield* send(target, buildRequest(target, body, true), scope).pipe(
-          Effect.timeoutOrElse({ duration: connectMs, orElse: () => Effect.fail(timeout(target, "connect", connectMs, true)) })
-        )
-        if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
-        if (isJsonContent(response)) {
-          // A server that ignored stream:true, or answered 200 with an error object.
-          const text = errorBodyText(yield* response.text.pipe(Effect.orElseSucceed(() => "")))
-          return yield* Effect.fail(fail(target, {
-            kind: "protocol",
-            beforeFirstByte: true,
-            message: `the upstream answered a streaming request with JSON instead of events${text === undefined ? "" : `: ${text}`}`
-          }))
-        }
-        const normalizer = new StreamNormalizer(expectedChoices)
-        let expired = false
-        const bytes = yield* Stream.toPull(response.stream).pipe(Scope.provide(scope))
-        const rest = chunkPull(target, bytes, normalizer, () => expired)
-        const remaining = startedAt + firstTokenMs - (yield* Clock.currentTimeMillis)
-        const first = yield* rest.pipe(
-          Pull.catchDone(() => Effect.succeed<ReadonlyArray<ChatChunk>>([])),
-          Effect.timeoutOrElse({
-            duration: Math.max(0, remaining),
-            orElse: () => Effect.fail(timeout(target, "first-token", firstTokenMs, !normalizer.started))
-          })
-        )
-        const expire = Effect.suspend(() => {
-          expired = true
-          return Scope.close(scope, Exit.void)
+  const openOnce = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, expectedChoices: number, streamScope: Scope.Scope) {
+    const scope = yield* Scope.fork(streamScope)
+    const opened = Effect.gen(function*() {
+      const startedAt = yield* Clock.currentTimeMillis
+      const { connectMs, firstTokenMs } = target.timeouts
+      const response = yield* send(target, buildRequest(target, body, true), scope).pipe(
+        Effect.timeoutOrElse({ duration: connectMs, orElse: () => Effect.fail(timeout(target, "connect", connectMs, true)) })
+      )
+      if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
+      if (isJsonContent(response)) {
+        // A server that ignored stream:true, or answered 200 with an error object.
+        const text = errorBodyText(yield* response.text.pipe(Effect.orElseSucceed(() => "")))
+        return yield* Effect.fail(fail(target, {
+          kind: "protocol",
+          beforeFirstByte: true,
+          message: `the upstream answered a streaming request with JSON instead of events${text === undefined ? "" : `: ${text}`}`
+        }))
+      }
+      const normalizer = new StreamNormalizer(expectedChoices)
+      let expired = false
+      const bytes = yield* Stream.toPull(response.stream).pipe(Scope.provide(scope))
+      const rest = chunkPull(target, bytes, normalizer, () => expired)
+      const remaining = startedAt + firstTokenMs - (yield* Clock.currentTimeMillis)
+      const first = yield* rest.pipe(
+        Pull.catchDone(() => Effect.succeed<ReadonlyArray<ChatChunk>>([])),
+        Effect.timeoutOrElse({
+          duration: Math.max(0, remaining),
+          orElse: () => Effect.fail(timeout(target, "first-token", firstTokenMs, !normalizer.started))
         })
-        return { first, rest, expire } satisfies OpenedStream
+      )
+      const expire = Effect.suspend(() => {
+        expired = true
+        return Scope.close(scope, Exit.void)
       })
-      return yield* opened.pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
+      return { first, rest, expire } satisfies OpenedStream
     })
+    return yield* opened.pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
+  })
 
   /** Until the first chunks are in: connect, retries and first token (the span ends there, nothing per chunk). */
   const open = Effect.fn("OpenAiUpstream.stream")(function*(target: UpstreamTarget, request: ChatRequest) {

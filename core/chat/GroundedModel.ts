@@ -13,7 +13,7 @@ import type { ChatChoice, ChatChunk, ChatResult, ModelInfo } from "./ChatComplet
 import { ChatModelError } from "./ChatError.ts"
 import type { ChatModel } from "./ChatModel.ts"
 import { type ChatRequest, contentText } from "./ChatRequest.ts"
-import type { FinishReason } from "./FinishReason.ts"
+import { finishReasonOf } from "./FinishReason.ts"
 import { TokenCount } from "./TokenCount.ts"
 
 export const GROUNDED_MODEL = "periscope-grounded"
@@ -23,7 +23,8 @@ const MAX_QUERY_LENGTH = 1000
 interface Answer {
   readonly content: string
   readonly reasoning: string
-  readonly finish: FinishReason
+  /** Cut to max_tokens: the model reports length. */
+  readonly truncated: boolean
 }
 
 const lastUserText = (request: ChatRequest): string => {
@@ -49,6 +50,8 @@ const compose = (query: string, data: WebSearchData): { content: string; reasoni
   }
 }
 
+const finishOf = (answer: Answer) => finishReasonOf({ reported: answer.truncated ? "length" : null, toolCalls: 0 })
+
 const splitWords = (text: string): Array<string> => text.match(/\S+\s*|\s+/g) ?? []
 
 /**
@@ -60,7 +63,7 @@ export const makeGroundedModel = (web: WebSearch["Service"], tokens: TokenCount[
     const query = lastUserText(request)
     const { count, truncate } = yield* tokens.encoding
     if (query === "") {
-      return { content: "There is no user message to search for.", reasoning: "No user message: nothing was searched.", finish: "stop" }
+      return { content: "There is no user message to search for.", reasoning: "No user message: nothing was searched.", truncated: false }
     }
     const data = yield* web.search({ keywords: query, num: 10 }).pipe(
       Effect.mapError((e) => new ChatModelError({ reason: "unavailable", message: `the local index could not answer: ${e.message}` }))
@@ -69,10 +72,10 @@ export const makeGroundedModel = (web: WebSearch["Service"], tokens: TokenCount[
     // max_tokens bounds what is generated: the reasoning comes first, then the content; a cut answer reports length.
     const budget = request.max_tokens
     const reasoningTokens = count(reasoning)
-    if (reasoningTokens >= budget) return { content: "", reasoning: truncate(reasoning, budget), finish: "length" }
+    if (reasoningTokens >= budget) return { content: "", reasoning: truncate(reasoning, budget), truncated: true }
     const left = budget - reasoningTokens
-    if (count(content) <= left) return { content, reasoning, finish: "stop" }
-    return { content: truncate(content, left), reasoning, finish: "length" }
+    if (count(content) <= left) return { content, reasoning, truncated: false }
+    return { content: truncate(content, left), reasoning, truncated: true }
   })
 
   /** Retrieval is deterministic: every choice gets the same answer, and the same usage. */
@@ -84,7 +87,7 @@ export const makeGroundedModel = (web: WebSearch["Service"], tokens: TokenCount[
     const choices: Array<ChatChoice> = Array.from({ length: request.n }, (_, index) => ({
       index,
       message: { role: "assistant", content: one.content, reasoning_content: one.reasoning },
-      finish_reason: one.finish,
+      finish_reason: finishOf(one),
       logprobs: null
     }))
     return { model: GROUNDED_MODEL, choices, usage: yield* usageFor(request, one) }
@@ -98,7 +101,7 @@ export const makeGroundedModel = (web: WebSearch["Service"], tokens: TokenCount[
     for (let index = 0; index < request.n; index++) {
       for (const word of splitWords(one.reasoning)) chunks.push({ choices: [{ index, delta: { reasoning_content: word }, finish_reason: null }] })
       for (const word of splitWords(one.content)) chunks.push({ choices: [{ index, delta: { content: word }, finish_reason: null }] })
-      chunks.push({ choices: [{ index, delta: {}, finish_reason: one.finish }] })
+      chunks.push({ choices: [{ index, delta: {}, finish_reason: finishOf(one) }] })
     }
     chunks.push({ choices: [], usage })
     return Stream.fromIterable(chunks)

@@ -3,7 +3,7 @@
  * first byte (429 with Retry-After, 5xx, dropped connections, connect
  * timeouts) and never after it; mid-stream drops and error events reported
  * as UpstreamError, never a silent end; connect, first-token and total
- * deadlines; and the retry policy's arithmetic.
+ * deadlines; and the retry schedule's decisions.
  */
 import { Duration, Effect, Pull, Random, Schedule, Stream } from "effect"
 import { describe, expect, it } from "vitest"

@@ -3,7 +3,7 @@
  * relative ones ("3 days ago", "2 hours ago", "yesterday") against the clock of the
  * request, at day precision (a relative age says nothing finer we can trust).
  */
-import { toIsoDate } from "../ingest/IsoDate.ts"
+import { toIsoDate } from "../index/IsoDate.ts"
 
 const DAY_MS = 86_400_000
 const UNIT_MS: Readonly<Record<string, number>> = {

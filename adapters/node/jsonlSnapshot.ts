@@ -1,16 +1,17 @@
 /**
  * Builds a snapshot from a JSONL file of {url, title, text, date?, lang?, images?} documents,
- * one per line, streamed in batches. A line that is not JSON, or a document the index
+ * one per line, read with the same line reader as `periscope index` and checked by the
+ * index with the one document Schema. A line that is not JSON, or a document the index
  * refuses, is reported with its line number and reason and the rest is still indexed; the
  * snapshot is written atomically at the end.
  */
-import { createReadStream } from "node:fs"
-import { createInterface } from "node:readline"
-import { Effect } from "effect"
+import { Effect, Result, Stream } from "effect"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { type EngineOptions, IndexBuilder } from "../../core/index/IndexBuilder.ts"
 import { encodeSnapshot } from "../../core/index/Snapshot.ts"
+import { parseJson } from "../../core/schema/Decode.ts"
 import { SnapshotFileError, writeSnapshotFile } from "./snapshotFile.ts"
+import { fileLines } from "./sources/jsonlSource.ts"
 
 export interface JsonlSnapshotOptions {
   readonly engine?: EngineOptions
@@ -38,51 +39,42 @@ export const jsonlToSnapshot = (
   options: JsonlSnapshotOptions = {}
 ): Effect.Effect<JsonlSnapshotReport, SnapshotFileError> =>
   Effect.gen(function*() {
-    const built = yield* Effect.tryPromise({
-      try: () => buildFromJsonl(input, options),
-      catch: (error) =>
-        new SnapshotFileError({ path: input, message: `cannot read the JSONL file: ${error instanceof Error ? error.message : String(error)}` })
-    })
-    const bytes = encodeSnapshot(built.index)
+    const builder = new IndexBuilder(options.engine)
+    const sampleLimit = options.problemSamples ?? 100
+    const samples: Array<{ line: number; url: string; reason: string }> = []
+    let problems = 0
+    let duplicates = 0
+    let lines = 0
+    const note = (line: number, url: string, reason: string) => {
+      problems++
+      if (samples.length < sampleLimit) samples.push({ line, url, reason })
+    }
+    yield* fileLines(input).pipe(
+      Stream.runForEach((text) =>
+        Effect.sync(() => {
+          lines++
+          if (text.trim().length === 0) return
+          const parsed = parseJson(text, "JSONL line")
+          if (Result.isFailure(parsed)) return note(lines, "", "not a JSON value")
+          // One document per add call, so every refusal names its line; the builder checks it with the document Schema.
+          const report = builder.add([parsed.success as IndexDocument])
+          duplicates += report.duplicates
+          for (const rejected of report.rejected) note(lines, rejected.url, rejected.reason)
+        })
+      ),
+      Effect.mapError((error) => new SnapshotFileError({ path: input, message: `cannot read the JSONL file: ${error.message}` }))
+    )
+    const index = builder.build()
+    const bytes = encodeSnapshot(index)
     yield* writeSnapshotFile(output, bytes)
     return {
       output,
-      lines: built.lines,
-      documents: built.index.documentCount,
-      images: built.index.imageCount,
-      duplicates: built.duplicates,
-      problems: built.problems,
-      problemSamples: built.samples,
+      lines,
+      documents: index.documentCount,
+      images: index.imageCount,
+      duplicates,
+      problems,
+      problemSamples: samples,
       bytes: bytes.length
     }
   })
-
-const buildFromJsonl = async (input: string, options: JsonlSnapshotOptions) => {
-  const builder = new IndexBuilder(options.engine)
-  const sampleLimit = options.problemSamples ?? 100
-  const samples: Array<{ line: number; url: string; reason: string }> = []
-  let problems = 0
-  let duplicates = 0
-  let lines = 0
-  const note = (line: number, url: string, reason: string) => {
-    problems++
-    if (samples.length < sampleLimit) samples.push({ line, url, reason })
-  }
-  const reader = createInterface({ input: createReadStream(input, { encoding: "utf8" }), crlfDelay: Infinity })
-  for await (const text of reader) {
-    lines++
-    if (text.trim().length === 0) continue
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      note(lines, "", "not a JSON value")
-      continue
-    }
-    // One document per add call, so every refusal names its line.
-    const report = builder.add([parsed as IndexDocument])
-    duplicates += report.duplicates
-    for (const rejected of report.rejected) note(lines, rejected.url, rejected.reason)
-  }
-  return { index: builder.build(), lines, duplicates, problems, samples }
-}

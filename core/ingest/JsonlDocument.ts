@@ -1,64 +1,19 @@
 /**
- * A document as outside input: one JSONL line `{url, title, text, date?, lang?,
- * images?}`. Every reader of documents from outside (`periscope index` on a
- * .jsonl file, the fixture backend's search.documents) decodes with this one
- * Schema, through core/schema, so a rule reads the same wherever it is broken
- * ("url: must be an absolute http(s) URL, got ..."). Dates and language tags
- * are brought to their stored form after decoding.
+ * JSONL documents: one line `{url, title, text, date?, lang?, images?}`, decoded
+ * with the one document Schema (core/index/Document.ts) under the root label
+ * "JSONL line", so a rule reads the same wherever it is broken ("url: must be an
+ * absolute http(s) URL, got ..."). `periscope index` on a .jsonl file, the
+ * fixture backend's search.documents and jsonlToSnapshot all read lines here.
  */
-import { Result, Schema, Stream } from "effect"
-import type { IndexDocument } from "../index/Document.ts"
+import { Result, Stream } from "effect"
+import { DocumentInput, type ImageRecord, type IndexDocument, storedDate, storedLanguage } from "../index/Document.ts"
 import { decodeJsonText, decoderFor } from "../schema/Decode.ts"
 import type { SourceItem } from "./DocumentSource.ts"
-import { toIsoDate } from "./IsoDate.ts"
-import { normalizeLanguageTag } from "./PageLanguage.ts"
-
-const isHttpUrl = (value: string): boolean => {
-  try {
-    const url = new URL(value)
-    return url.protocol === "http:" || url.protocol === "https:"
-  } catch {
-    return false
-  }
-}
-
-const HttpUrl = Schema.String.pipe(
-  Schema.check(Schema.makeFilter((s: string) => isHttpUrl(s) || "must be an absolute http(s) URL"))
-)
-const Dimension = Schema.Number.pipe(
-  Schema.check(Schema.makeFilter((n: number) => (Number.isInteger(n) && n > 0) || "must be a positive integer"))
-)
-const DateText = Schema.String.pipe(
-  Schema.check(Schema.makeFilter((s: string) => toIsoDate(s) !== null || "must be an ISO 8601 date (YYYY-MM-DD or a full timestamp)"))
-)
-const LanguageTag = Schema.String.pipe(
-  Schema.check(Schema.makeFilter((s: string) => normalizeLanguageTag(s) !== undefined || "must be a BCP 47 language tag such as en or pt-BR"))
-)
-
-export const DocumentImage = Schema.Struct({
-  url: HttpUrl,
-  alt: Schema.optionalKey(Schema.String),
-  title: Schema.optionalKey(Schema.String),
-  caption: Schema.optionalKey(Schema.String),
-  heading: Schema.optionalKey(Schema.String),
-  width: Schema.optionalKey(Dimension),
-  height: Schema.optionalKey(Dimension)
-})
-
-/** An indexed document as it comes from outside. */
-export const DocumentRecord = Schema.Struct({
-  url: HttpUrl,
-  title: Schema.String,
-  text: Schema.String,
-  date: Schema.optionalKey(Schema.NullOr(DateText)),
-  lang: Schema.optionalKey(LanguageTag),
-  images: Schema.optionalKey(Schema.Array(DocumentImage))
-})
 
 const ROOT = "JSONL line"
-const decodeRecord = decoderFor(DocumentRecord, ROOT)
+const decodeRecord = decoderFor(DocumentInput, ROOT)
 
-/** A line as a document, or the message naming the field and the rule it breaks. */
+/** A line as a document (date and language in their stored form), or the message naming the field and the rule it breaks. */
 export const parseJsonlLine = (line: string): Result.Result<IndexDocument, string> => {
   const decoded = decodeJsonText(line, ROOT, decodeRecord)
   if (Result.isFailure(decoded)) {
@@ -66,11 +21,13 @@ export const parseJsonlLine = (line: string): Result.Result<IndexDocument, strin
     // The origin already names the file and the line: a problem with the line as a whole is its rule alone.
     return Result.fail(path === "" ? message.replace(`${ROOT}: `, "") : message)
   }
-  const record = decoded.success
+  const { date, lang, images, ...record } = decoded.success
   return Result.succeed({
     ...record,
-    date: record.date === undefined || record.date === null ? null : toIsoDate(record.date),
-    ...(record.lang === undefined ? {} : { lang: normalizeLanguageTag(record.lang) })
+    date: date === undefined || date === null ? null : storedDate(date),
+    ...(lang === undefined || lang === null ? {} : { lang: storedLanguage(lang) }),
+    // Checked image by image when indexed, so a bad image is dropped (and reported) and its page kept.
+    ...(images === undefined || images === null ? {} : { images: images as ReadonlyArray<ImageRecord> })
   })
 }
 

@@ -12,6 +12,7 @@ import { WARCRecord, WARCSerializer } from "warcio"
 import { Effect, Stream } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import type { DocumentSource, SourceItem } from "../../core/ingest/DocumentSource.ts"
+import { runIndex } from "../../core/ingest/IndexRun.ts"
 import { htmlDirectorySource } from "../../adapters/node/sources/htmlDirectorySource.ts"
 import { jsonlSource } from "../../adapters/node/sources/jsonlSource.ts"
 import { openSources } from "../../adapters/node/sources/openSources.ts"
@@ -130,7 +131,7 @@ describe("JSONL source", () => {
     "{not json",
     JSON.stringify({ url: "https://kb.example.com/b", title: "Beta" }),
     JSON.stringify({ url: "/relative", title: "Gamma", text: "x" }),
-    JSON.stringify({ url: "https://kb.example.com/c", title: "Gamma", text: "Third.", images: [{ url: "https://kb.example.com/c.png", height: 0 }] }),
+    JSON.stringify({ url: "https://kb.example.com/c", title: "Gamma", text: "Third.", images: [{ url: "https://kb.example.com/c.png", height: -1 }] }),
     JSON.stringify({ url: "https://kb.example.com/d", title: "Delta", text: "   " }),
     JSON.stringify({ url: "https://kb.example.com/e", title: "Epsilon", text: "Fifth.", date: null })
   ].join("\n")
@@ -143,15 +144,19 @@ describe("JSONL source", () => {
       expect(documents(items)).toEqual([
         { url: "https://kb.example.com/a", title: "Alpha", text: "First article text.", date: "2021-03-05", lang: "en-GB",
           images: [{ url: "https://kb.example.com/a.png", alt: "Diagram", width: 800 }] },
+        // A bad image drops that image when indexed, not the page (below).
+        { url: "https://kb.example.com/c", title: "Gamma", text: "Third.", date: null, images: [{ url: "https://kb.example.com/c.png", height: -1 }] },
         { url: "https://kb.example.com/e", title: "Epsilon", text: "Fifth.", date: null }
       ])
       expect(others(items).map((s) => s.replace(path, "FILE"))).toEqual([
         `failed FILE:3: is not valid JSON (Expected property name or '}' in JSON at position 1 (line 1 column 2))`,
-        "failed FILE:4: text: is required",
+        "failed FILE:4: text: must be a string",
         `failed FILE:5: url: must be an absolute http(s) URL, got "/relative" (a string)`,
-        "failed FILE:6: images[0].height: must be a positive integer, got 0",
         "skipped FILE:7: no main text"
       ])
+      const run = await Effect.runPromise(runIndex({ sources: [jsonlSource(path)] }))
+      expect(run.index.documentCount).toBe(3)
+      expect(run.refusedSamples).toEqual([{ url: "https://kb.example.com/c", reason: "images[0].height: must be a whole number of pixels" }])
     })
   }
 })

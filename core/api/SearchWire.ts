@@ -3,6 +3,7 @@
  * our rules) and the success envelope (spec 2.2) around the domain data.
  */
 import { Effect, Schema, SchemaGetter } from "effect"
+import { SearchOptionFields } from "../search/SearchOptions.ts"
 import { ImageResult, WebSearchData } from "../search/SearchResult.ts"
 import { ruledNumber } from "../schema/Rules.ts"
 
@@ -24,7 +25,9 @@ export const SearchRequest = Schema.Struct({
   keywords: Keywords,
   num: ruledNumber(`must be an integer from 1 to ${MAX_NUM}`, { integer: true, min: 1, max: MAX_NUM }).pipe(
     Schema.withDecodingDefaultKey(Effect.succeed(10))
-  )
+  ),
+  /** Optional: freshness, language, region, safeSearch, sources, explain (live web search). */
+  ...SearchOptionFields
 }).annotate({ identifier: "SearchRequest", message: "must be a JSON object with keywords and optional num" })
 export type SearchRequest = typeof SearchRequest.Type
 
@@ -35,11 +38,16 @@ const envelope = <S extends Schema.Top>(identifier: string, data: S) =>
     message: Schema.Literal("success"),
     exception: Schema.Null,
     data,
-    extra: Schema.Null
+    /** null unless the request sent options: then provenance (explain) or the options a source could not apply. */
+    extra: Schema.NullOr(Schema.Unknown)
   }).annotate({ identifier })
 
 export const WebSearchResponse = envelope("WebSearchResponse", WebSearchData)
 export const ImageSearchResponse = envelope("ImageSearchResponse", Schema.Array(ImageResult))
+
+/** The success envelope with `extra` (provenance, unapplied options) when there is any; spec 2.2's otherwise. */
+export const successEnvelopeWith = <A>(data: A, extra: unknown) =>
+  extra === null ? successEnvelope(data) : { ...successEnvelope(data), extra }
 
 /** The success envelope of spec 2.2 around any payload. */
 export const successEnvelope = <A>(data: A) => ({

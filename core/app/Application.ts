@@ -16,7 +16,7 @@ import { ChatGateway } from "../chat/ChatGateway.ts"
 import type { ChatModel } from "../chat/ChatModel.ts"
 import type { Settings, SettingsError } from "../config/Settings.ts"
 import { chatModelLayer, validationPolicyOf } from "./ChatStack.ts"
-import { type EngineHooks, type SearchChoice, searchLayer } from "./SearchBackend.ts"
+import { type EngineHooks, federationLayer, type SearchChoice, searchLayer } from "./SearchBackend.ts"
 
 export interface AppOptions {
   /** The search backend; by default what the settings choose (see searchChoiceOf). */
@@ -38,6 +38,7 @@ export const appLayer = (
   const model = options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide([search, OpenAiUpstream.layer]))
   return Layer.mergeAll(
     search,
+    federationLayer(settings.file.search).pipe(Layer.provide(search)),
     ChatGateway.layer(validationPolicyOf(chat)).pipe(Layer.provide(model)),
     ApiKeys.layer(keys),
     RateLimits.layerMemory,

@@ -5,15 +5,19 @@
  * http(s) URL (the platform's HttpClient), and reloads it when the platform
  * asks (SIGHUP on Node): a bad snapshot is refused and the current index stays.
  */
-import { Effect, FileSystem, Layer, Stream } from "effect"
+import { Config, Effect, FileSystem, Layer, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { EngineSearch, SearchEngine } from "../backends/EngineSearch.ts"
 import { FixtureSearch } from "../backends/FixtureSearch.ts"
 import { sampleDocuments } from "../backends/SampleDocuments.ts"
+import { DEFAULT_BASE_URLS, federatedLayer, type ProviderSettings } from "../backends/search/SearchProviders.ts"
+import type { SearchConfig } from "../config/ConfigFile.ts"
 import { describeReadError, SettingsError } from "../config/Settings.ts"
 import type { IndexDocument } from "../index/Document.ts"
 import { decodeSnapshot } from "../index/Snapshot.ts"
+import { defaultFederationSettings, type FederatedSearch, type FederationSettings } from "../search/FederatedSearch.ts"
 import type { ImageSearch } from "../search/ImageSearch.ts"
+import { ResultCache } from "../store/ResultCache.ts"
 import type { WebSearch } from "../search/WebSearch.ts"
 
 export type SearchServices = WebSearch | ImageSearch
@@ -124,3 +128,49 @@ export const searchChoiceOf = (search: {
   if (search.backend === "fixture" && search.documents !== undefined) return { _tag: "FixtureFile", path: search.documents }
   return { _tag: "Fixture", documents: sampleDocuments }
 }
+
+/** Default per-provider timeout and cache size when the config file does not say. */
+const PROVIDER_TIMEOUT_MS = 3_000
+const CACHE_ENTRIES = 10_000
+
+/**
+ * Live web search over the search services: the providers of `search.providers` (keys read
+ * from the environment variables they name), fused with the local index. With no provider
+ * configured it answers from the local index alone, as before.
+ */
+export const federationLayer = (
+  search: typeof SearchConfig.Type | undefined
+): Layer.Layer<FederatedSearch, SettingsError, SearchServices | HttpClient.HttpClient> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const providers: Array<ProviderSettings> = []
+    const configured = search?.providers ?? []
+    for (let i = 0; i < configured.length; i++) {
+      const p = configured[i]!
+      const variable = p.apiKeyEnv
+      const apiKey = variable === undefined ? undefined : yield* Config.Redacted(variable).pipe(
+        Effect.mapError(() => new SettingsError({ setting: `search.providers[${i}].apiKeyEnv`, message: `names ${variable}, which is not set` }))
+      )
+      const baseUrl = p.baseUrl ?? DEFAULT_BASE_URLS[p.kind]!
+      providers.push({ name: p.name, kind: p.kind, baseUrl, apiKey, weight: p.weight ?? 1, timeoutMs: p.timeoutMs ?? PROVIDER_TIMEOUT_MS, forwardOptions: p.forwardOptions })
+    }
+    const ttl = search?.cache?.ttlSeconds
+    const defaults = defaultFederationSettings
+    const seconds = (value: number | undefined, fallbackMs: number) => (value === undefined ? fallbackMs : value * 1000)
+    const settings: FederationSettings = {
+      ...defaults,
+      deadlineMs: search?.deadlineMs ?? defaults.deadlineMs,
+      local: { weight: search?.localWeight ?? defaults.local.weight, timeoutMs: search?.deadlineMs ?? defaults.local.timeoutMs },
+      cacheTtlMs: {
+        none: seconds(ttl?.default, defaults.cacheTtlMs.none),
+        day: seconds(ttl?.day, defaults.cacheTtlMs.day),
+        week: seconds(ttl?.week, defaults.cacheTtlMs.week),
+        month: seconds(ttl?.month, defaults.cacheTtlMs.month),
+        year: seconds(ttl?.year, defaults.cacheTtlMs.year),
+        range: seconds(ttl?.range, defaults.cacheTtlMs.range)
+      }
+    }
+    const entries = search?.cache?.maxEntries ?? CACHE_ENTRIES
+    const cache = entries === 0 ? ResultCache.layerNone : ResultCache.layer({ capacity: entries })
+    if (providers.length > 0) yield* Effect.logInfo(`search: live providers ${providers.map((p) => `${p.name} (${p.kind})`).join(", ")} fused with the local index`)
+    return federatedLayer(providers, settings).pipe(Layer.provide(cache))
+  }))

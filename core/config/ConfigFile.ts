@@ -5,9 +5,30 @@
  */
 import { Schema } from "effect"
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
+import { PROVIDER_KINDS } from "../search/SearchProvider.ts"
 import { ChatConfig } from "./ChatConfig.ts"
 
 const optionalKey = Schema.optionalKey
+
+const ttlSeconds = ruledNumber("must be an integer from 0 to 604800 (seconds)", { integer: true, min: 0, max: 604_800 })
+const providerNameRule = "must be a name of letters, digits, _ or -, at most 32 characters"
+const envNameRule = "must be an environment variable name"
+
+/** One upstream search provider; its key is read from the environment variable `apiKeyEnv` names, never written here. */
+export const SearchProviderConfig = Schema.Struct({
+  name: ruledString(providerNameRule).check(Schema.isPattern(/^[A-Za-z0-9_-]{1,32}$/, { message: providerNameRule })),
+  kind: Schema.Literals(PROVIDER_KINDS).annotate({ message: `must be one of ${PROVIDER_KINDS.join(", ")}` }),
+  /** Required for searxng and iflow; the provider's public API for the others. */
+  baseUrl: optionalKey(ruledString("must be an http(s) URL").check(Schema.isPattern(/^https?:\/\/[^\s/]+/i, { message: "must be an http(s) URL" }))),
+  apiKeyEnv: optionalKey(ruledString(envNameRule).check(Schema.isPattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: envNameRule }))),
+  /** RRF weight. Default 1. */
+  weight: optionalKey(ruledNumber("must be a number from 0 to 100", { min: 0, max: 100 })),
+  /** Per-request timeout. Default 3000. */
+  timeoutMs: optionalKey(ruledNumber("must be an integer from 1 to 120000", { integer: true, min: 1, max: 120_000 })),
+  /** iflow only: send our options on (true for a Periscope peer, false for the seed's provider). Default true. */
+  forwardOptions: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" }))
+}).annotate({ message: "must be an object {name, kind, baseUrl?, apiKeyEnv?, weight?, timeoutMs?, forwardOptions?}" })
+export type SearchProviderConfig = typeof SearchProviderConfig.Type
 
 export const SearchConfig = Schema.Struct({
   /** "engine": the embedded engine over a snapshot (default); "fixture": documents from a JSONL file, term overlap. */
@@ -15,7 +36,37 @@ export const SearchConfig = Schema.Struct({
   /** Snapshot file of the engine; default <dataDir>/index.snapshot. */
   snapshot: optionalKey(ruledString("must be a file path")),
   /** JSONL documents {url, title, text, date?, images?} for the fixture backend. */
-  documents: optionalKey(ruledString("must be a file path"))
+  documents: optionalKey(ruledString("must be a file path")),
+  /** Live web search providers fused with the local index (README: Live web search). */
+  providers: optionalKey(Schema.Array(SearchProviderConfig).annotate({ message: "must be an array of providers" }).check(
+    Schema.makeFilter((providers) => {
+      const seen = new Set<string>(["local"])
+      for (let i = 0; i < providers.length; i++) {
+        const p = providers[i]!
+        if (seen.has(p.name)) return { path: [i, "name"], issue: p.name === "local" ? "is the local index's name" : `duplicates the provider name ${JSON.stringify(p.name)}` }
+        seen.add(p.name)
+        if (p.baseUrl === undefined && (p.kind === "searxng" || p.kind === "iflow")) return { path: [i, "baseUrl"], issue: `is required for kind ${p.kind}` }
+      }
+      return undefined
+    })
+  )),
+  /** The whole search request waits no longer than this for any source. Default 5000. */
+  deadlineMs: optionalKey(ruledNumber("must be an integer from 1 to 120000", { integer: true, min: 1, max: 120_000 })),
+  /** RRF weight of the local index. Default 1. */
+  localWeight: optionalKey(ruledNumber("must be a number from 0 to 100", { min: 0, max: 100 })),
+  cache: optionalKey(Schema.Struct({
+    /** Answers kept at most (least recently used dropped first); 0 turns the cache off. Default 10000. */
+    maxEntries: optionalKey(ruledNumber("must be an integer from 0 to 1000000", { integer: true, min: 0, max: 1_000_000 })),
+    /** Seconds an answer is kept, by the request's freshness. */
+    ttlSeconds: optionalKey(Schema.Struct({
+      default: optionalKey(ttlSeconds),
+      day: optionalKey(ttlSeconds),
+      week: optionalKey(ttlSeconds),
+      month: optionalKey(ttlSeconds),
+      year: optionalKey(ttlSeconds),
+      range: optionalKey(ttlSeconds)
+    }).annotate({ message: "must be an object {default?, day?, week?, month?, year?, range?} of seconds" }))
+  }).annotate({ message: "must be an object {maxEntries?, ttlSeconds?}" }))
 }).annotate({ message: "must be an object" })
 
 export const ConfigFile = Schema.Struct({

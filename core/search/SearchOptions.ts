@@ -30,7 +30,7 @@ export type FreshnessRange = typeof FreshnessRange.Type
 
 const freshnessRule = "must be day, week, month, year or an object {from, to} of dates YYYY-MM-DD"
 export const Freshness = Schema.Union([
-  Schema.Literals(FRESHNESS_WINDOWS),
+  Schema.Literals(FRESHNESS_WINDOWS).annotate({ message: freshnessRule }),
   FreshnessRange
 ]).annotate({ message: freshnessRule })
 export type Freshness = typeof Freshness.Type

@@ -62,7 +62,17 @@ const searchCases = (path: string): Array<Case> => [
   { name: "no key", path, body: { keywords: "x" }, key: null, status: 401, code: "90402", message: /missing API key/ },
   { name: "wrong key", path, body: { keywords: "x" }, key: "not-a-key", status: 401, code: "90402", message: /invalid API key/ },
   { name: "malformed Authorization", path, body: { keywords: "x" }, headers: { authorization: "Basic abc" }, key: null, status: 401, code: "90402" },
-  { name: "GET instead of POST", method: "GET", path, status: 405, code: "400", message: /accepts POST, not GET/ }
+  { name: "GET instead of POST", method: "GET", path, status: 405, code: "400", message: /accepts POST, not GET/ },
+  { name: "freshness \"hour\"", path, body: { keywords: "x", freshness: "hour" }, status: 400, code: "400", message: /^freshness: must be day, week, month, year or an object \{from, to\} of dates YYYY-MM-DD, got "hour"/ },
+  { name: "freshness with a bad date", path, body: { keywords: "x", freshness: { from: "2026-13-01", to: "2026-12-01" } }, status: 400, code: "400", message: /^freshness\.from: must be a date YYYY-MM-DD, got "2026-13-01"/ },
+  { name: "freshness to before from", path, body: { keywords: "x", freshness: { from: "2026-02-01", to: "2026-01-01" } }, status: 400, code: "400", message: /^freshness\.to: must not be before from/ },
+  { name: "language \"english\"", path, body: { keywords: "x", language: "english" }, status: 400, code: "400", message: /^language: must be a language code of 2 or 3 letters/ },
+  { name: "region \"USA\"", path, body: { keywords: "x", region: "USA" }, status: 400, code: "400", message: /^region: must be a country code of 2 letters/ },
+  { name: "safeSearch \"on\"", path, body: { keywords: "x", safeSearch: "on" }, status: 400, code: "400", message: /^safeSearch: must be off, moderate or strict, got "on"/ },
+  { name: "sources empty", path, body: { keywords: "x", sources: [] }, status: 400, code: "400", message: /^sources: must be an array of 1 to 16 source names/ },
+  { name: "sources with a bad name", path, body: { keywords: "x", sources: ["local", "bad name"] }, status: 400, code: "400", message: /^sources\[1\]: must be a source name/ },
+  { name: "sources naming no configured source", path, body: { keywords: "x", sources: ["local", "bing"] }, status: 400, code: "400", message: /^sources\[1\]: names no configured source, got "bing"; configured: local$/ },
+  { name: "explain \"yes\"", path, body: { keywords: "x", explain: "yes" }, status: 400, code: "400", message: /^explain: must be a boolean, got "yes"/ }
 ]
 
 const chatCases: Array<Case> = [

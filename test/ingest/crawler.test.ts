@@ -13,8 +13,9 @@ import { gzipSync } from "node:zlib"
 import { Clock, Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { afterEach, describe, expect, it } from "vitest"
-import { type AddressPolicy, nonPublicKind, type Resolver, systemResolver } from "../../adapters/node/sources/crawl/AddressGuard.ts"
+import { type AddressPolicy, type Resolver, systemResolver } from "../../adapters/node/sources/crawl/AddressGuard.ts"
 import { nodePageFetcher } from "../../adapters/node/sources/crawl/NodePageFetcher.ts"
+import { nonPublicKind } from "../../core/ingest/crawl/AddressPolicy.ts"
 import { type CrawlOptions, crawlSource } from "../../core/ingest/crawl/Crawl.ts"
 import type { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
 import type { SourceItem } from "../../core/ingest/DocumentSource.ts"
@@ -338,6 +339,13 @@ describe("crawler: private-address guard", () => {
     expect(nonPublicKind("fd12:3456::1")).toBe("private")
     expect(nonPublicKind("::ffff:10.0.0.1")).toBe("private")
     expect(nonPublicKind("[::ffff:127.0.0.1]")).toBe("loopback")
+    // Every spelling of an address is judged as the address it is.
+    expect(nonPublicKind("::ffff:7f00:1")).toBe("loopback")
+    expect(nonPublicKind("0:0:0:0:0:ffff:a9fe:a9fe")).toBe("link-local")
+    expect(nonPublicKind("0x7f.1")).toBe("loopback")
+    expect(nonPublicKind("2130706433")).toBe("loopback")
+    expect(nonPublicKind("fe80::1%eth0")).toBe("link-local")
+    expect(nonPublicKind("not-an-address")).toBe("not an IP address")
     expect(nonPublicKind("93.184.215.14")).toBeUndefined()
     expect(nonPublicKind("2606:4700::6810:84e5")).toBeUndefined()
     expect(nonPublicKind("172.32.0.1")).toBeUndefined()

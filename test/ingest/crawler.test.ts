@@ -17,7 +17,7 @@ import { type AddressPolicy, type Resolver, systemResolver } from "../../adapter
 import { nodePageFetcher } from "../../adapters/node/sources/crawl/NodePageFetcher.ts"
 import { nonPublicKind } from "../../core/ingest/crawl/AddressPolicy.ts"
 import { type CrawlOptions, crawlSource } from "../../core/ingest/crawl/Crawl.ts"
-import type { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
+import { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
 import type { SourceItem } from "../../core/ingest/DocumentSource.ts"
 import { type Handler, page, sendHtml, type SiteServer, startSiteServer } from "./support/siteServer.ts"
 
@@ -419,5 +419,66 @@ describe("crawler: responses it must not index", () => {
       "/declared: larger than 1.0 MiB",
       "/streamed: larger than 1.0 MiB"
     ])
+  })
+})
+
+describe("crawler on the fetch-based PageFetcher (what Deno runs)", () => {
+  const fetchCrawl = (options: CrawlOptions & { readonly allow?: ReadonlyArray<string> }) =>
+    Effect.gen(function*() {
+      const fetcher = yield* PageFetcher
+      return yield* Stream.runCollect(crawlSource({ delayMs: 0, ...options }, fetcher).items)
+    }).pipe(Effect.provide(PageFetcher.layerFetch({ allow: options.allow ?? false })), Effect.runPromise)
+
+  it("crawls, honours robots.txt, follows redirects and skips what it must not index", async () => {
+    const site = await serve({
+      "/robots.txt": robots("User-agent: *\nDisallow: /private\n"),
+      "/": sendHtml(page("Home", ["/old", "/private/x", "/data.json", "/big"])),
+      "/old": (_q, r) => {
+        r.writeHead(301, { location: "/new" })
+        r.end()
+      },
+      "/new": sendHtml(page("New home")),
+      "/private/x": sendHtml(page("Secret")),
+      "/data.json": (_q, r) => {
+        r.writeHead(200, { "content-type": "application/json" })
+        r.end("{}")
+      },
+      "/big": (_q, r) => {
+        r.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" })
+        r.end(gzipSync(Buffer.alloc(5 * 1024 * 1024, 0x20)))
+      }
+    })
+    const items = await fetchCrawl({ seeds: [`${site.origin}/`], allow: [site.host], maxBytes: 1024 * 1024 })
+    expect(documentUrls(items)).toEqual([`${site.origin}/`, `${site.origin}/new`])
+    expect(skips(items)).toEqual([
+      "/big: larger than 1.0 MiB",
+      "/data.json: not HTML (application/json)",
+      "/private/x: disallowed by robots.txt"
+    ])
+    expect(site.requested).not.toContain("/private/x")
+  })
+
+  it("refuses private addresses by literal and by name, without a request, unless allowed", async () => {
+    const site = await serve({ "/": sendHtml(page("Intranet")) })
+    const port = new URL(site.origin).port
+    const items = await fetchCrawl({ seeds: [`${site.origin}/`, `http://localhost:${port}/`], anySite: true })
+    expect(skips(items)).toEqual([
+      "/: refused: loopback address 127.0.0.1 refused; allow it explicitly to crawl it",
+      "/: refused: private name localhost refused; allow it explicitly to crawl it"
+    ])
+    expect(site.requested).toEqual([])
+  })
+
+  it("gives up on a page that never ends", async () => {
+    const site = await serve({
+      "/": sendHtml(page("Home", ["/endless"])),
+      "/endless": (_q, r) => {
+        r.writeHead(200, { "content-type": "text/html" })
+        r.write("<html><body><p>This page starts but never finishes")
+      }
+    })
+    const items = await fetchCrawl({ seeds: [`${site.origin}/`], allow: [site.host], timeoutMs: 400 })
+    expect(documentUrls(items)).toEqual([`${site.origin}/`])
+    expect(failures(items)).toEqual(["timed out after 400 ms"])
   })
 })

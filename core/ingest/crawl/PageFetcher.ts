@@ -4,7 +4,9 @@
  * provides it with a guarded fetch pinned to the checked address; interrupting
  * the effect must abort the request, so an interrupted crawl stops at once.
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
+import { formatBytes } from "../DocumentSource.ts"
+import { allowedByList, canonicalAddress, isPrivateName, nonPublicKind } from "./AddressPolicy.ts"
 
 /** Decides from status and Content-Type whether the body is wanted; a string says why not. */
 export type BodyGate = (status: number, contentType: string) => true | string
@@ -36,8 +38,101 @@ export class FetchFailure extends Schema.TaggedError<FetchFailure>()("FetchFailu
   message: Schema.String
 }) {}
 
+export const HTTP_REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
+
 export class PageFetcher extends Context.Service<PageFetcher, {
   readonly fetch: (request: PageRequest) => Effect.Effect<PageResponse, FetchFailure>
-}>()("periscope/ingest/PageFetcher") {}
+}>()("periscope/ingest/PageFetcher") {
+  /**
+   * The PageFetcher on the runtime's `fetch` (Deno, or anywhere without Node's sockets).
+   * `fetch` cannot pin the connection to a checked address, so private addresses are
+   * refused by name and literal only (localhost, *.local, 10.0.0.1, [::1], ...): a public
+   * name that resolves to a private address is NOT caught here. Where that matters, use
+   * the Node adapter's fetcher, which checks the resolved address and connects to it.
+   */
+  static readonly layerFetch = (options: { readonly allow?: boolean | ReadonlyArray<string> } = {}) =>
+    Layer.succeed(PageFetcher, PageFetcher.of({ fetch: (request) => fetchPage(request, options.allow ?? false) }))
+}
 
-export const HTTP_REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
+const refusal = (url: URL): string | undefined => {
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `${url.protocol} URLs are not crawled`
+  const literal = canonicalAddress(url.hostname)
+  if (literal !== undefined) {
+    const kind = nonPublicKind(url.hostname)
+    return kind === undefined ? undefined : `${kind} address ${url.hostname} refused; allow it explicitly to crawl it`
+  }
+  return isPrivateName(url.hostname) ? `private name ${url.hostname} refused; allow it explicitly to crawl it` : undefined
+}
+
+const fetchPage = (request: PageRequest, allow: boolean | ReadonlyArray<string>): Effect.Effect<PageResponse, FetchFailure> =>
+  Effect.tryPromise({
+    try: async (signal): Promise<PageResponse | FetchFailure> => {
+      const target = request.url
+      const fail = (reason: FetchFailure["reason"], message: string) => new FetchFailure({ reason, url: target, message })
+      let url: URL
+      try {
+        url = new URL(target)
+      } catch {
+        return fail("failed", "not a valid URL")
+      }
+      const refused = allowedByList(allow, url) && (url.protocol === "http:" || url.protocol === "https:") ? undefined : refusal(url)
+      if (refused !== undefined) return fail("refused", refused)
+      // One controller for interruption and the deadline, so either ends the exchange, body included.
+      const controller = new AbortController()
+      let timedOut = false
+      const deadline = setTimeout(() => {
+        timedOut = true
+        controller.abort()
+      }, request.timeoutMs)
+      const onAbort = () => controller.abort()
+      signal.addEventListener("abort", onAbort)
+      try {
+        const response = await fetch(url, {
+          redirect: "manual",
+          signal: controller.signal,
+          headers: { "user-agent": request.userAgent, accept: request.accept }
+        })
+        const location = response.headers.get("location")
+        if (HTTP_REDIRECTS.has(response.status) && location !== null) {
+          await response.body?.cancel()
+          return { _tag: "Redirect", url: target, status: response.status, location }
+        }
+        const contentType = response.headers.get("content-type") ?? ""
+        const verdict = request.wanted(response.status, contentType)
+        const tooLarge = `larger than ${formatBytes(request.maxBytes)}`
+        const declared = Number(response.headers.get("content-length"))
+        if (verdict !== true || (Number.isFinite(declared) && declared > request.maxBytes && response.headers.get("content-encoding") === null)) {
+          await response.body?.cancel()
+          return fail("rejected", verdict === true ? tooLarge : verdict)
+        }
+        const chunks: Array<Uint8Array> = []
+        let size = 0
+        const reader = response.body?.getReader()
+        for (;;) {
+          const part = reader === undefined ? { done: true as const, value: undefined } : await reader.read()
+          if (part.done) break
+          size += part.value.byteLength
+          // Counted after decoding, so a compressed bomb is caught too.
+          if (size > request.maxBytes) {
+            await reader?.cancel()
+            return fail("rejected", tooLarge)
+          }
+          chunks.push(part.value)
+        }
+        const body = new Uint8Array(size)
+        let at = 0
+        for (const chunk of chunks) {
+          body.set(chunk, at)
+          at += chunk.byteLength
+        }
+        return { _tag: "Body", url: target, status: response.status, contentType, body }
+      } catch (error) {
+        if (timedOut) return fail("failed", `timed out after ${request.timeoutMs} ms`)
+        return fail("failed", error instanceof Error ? error.message : String(error))
+      } finally {
+        clearTimeout(deadline)
+        signal.removeEventListener("abort", onAbort)
+      }
+    },
+    catch: (error) => new FetchFailure({ reason: "failed", url: request.url, message: String(error) })
+  }).pipe(Effect.flatMap((outcome) => (outcome instanceof FetchFailure ? Effect.fail(outcome) : Effect.succeed(outcome))))

@@ -5,6 +5,10 @@
  * checks that the engine's BM25 is BM25: both use k1 0.9, b 0.4 and the text field alone,
  * and must agree within 0.005 nDCG@10.
  *
+ * Federation rows: each collection split in two halves (alternate documents), each half served by
+ * its own Periscope instance on loopback, both fused by a third through the "iflow" provider
+ * (weighted RRF), beside the full index served the same way; nDCG@10 ratio printed (target 0.95x).
+ *
  * Run: node test/bench/relevance.ts
  */
 import { create, insertMultiple, search as oramaSearch } from "@orama/orama"
@@ -13,6 +17,8 @@ import { stemmer } from "stemmer"
 import { Analyzer, TokenKind } from "../../core/index/analysis/Analyzer.ts"
 import { englishStopWords } from "../../core/index/analysis/StopWords.ts"
 import { defaultEngineOptions, type EngineOptions, IndexBuilder } from "../../core/index/IndexBuilder.ts"
+import { EngineSearch } from "../../core/backends/EngineSearch.ts"
+import { postSearch, startLiveServer } from "../search/liveSearchServer.ts"
 import { evaluateRun, type Scores } from "./support/metrics.ts"
 import { type Collection, loadCollection } from "./support/smart.ts"
 
@@ -122,6 +128,45 @@ const oramaRun = async (c: Collection): Promise<Run> => {
   return run
 }
 
+/**
+ * The same queries over HTTP: the full index on one Periscope, and two halves on two Periscopes
+ * fused by a third through the iflow provider. 100 results per query, like any client asking num 100.
+ */
+const federationRuns = async (c: Collection): Promise<Array<[string, Run]>> => {
+  const serve = (docs: Collection["documents"]) => {
+    const builder = new IndexBuilder()
+    builder.add(docs.map((d) => ({ url: docUrl(c.name, d.id), title: d.title, text: d.text })))
+    return startLiveServer({}, { _tag: "Layer", layer: EngineSearch.layer(builder.build()) })
+  }
+  const full = await serve(c.documents)
+  const halfA = await serve(c.documents.filter((_, i) => i % 2 === 0))
+  const halfB = await serve(c.documents.filter((_, i) => i % 2 === 1))
+  process.env.PERISCOPE_BENCH_PEER_KEY = (await import("../search/liveSearchServer.ts")).LIVE_KEY
+  const fuser = await startLiveServer({
+    providers: [
+      { name: "half-a", kind: "iflow", baseUrl: halfA.url, apiKeyEnv: "PERISCOPE_BENCH_PEER_KEY", timeoutMs: 10_000 },
+      { name: "half-b", kind: "iflow", baseUrl: halfB.url, apiKeyEnv: "PERISCOPE_BENCH_PEER_KEY", timeoutMs: 10_000 }
+    ],
+    deadlineMs: 10_000,
+    cache: { maxEntries: 0 }
+  }, { _tag: "Layer", layer: EngineSearch.layer(EngineSearch.emptyIndex()) })
+  try {
+    const fullRun: Run = new Map()
+    const fusedRun: Run = new Map()
+    for (const q of c.queries) {
+      const keywords = plainQuery(q.text)
+      const single = await postSearch(full.url, "webSearch", { keywords, num: 100 })
+      fullRun.set(q.id, single.body.data.organic.map((r: { link: string }) => idOfUrl(r.link)))
+      const fused = await postSearch(fuser.url, "webSearch", { keywords, num: 100, sources: ["half-a", "half-b"] })
+      if (fused.status !== 200) throw new Error(`fused search failed: ${JSON.stringify(fused.body)}`)
+      fusedRun.set(q.id, fused.body.data.organic.map((r: { link: string }) => idOfUrl(r.link)))
+    }
+    return [["Periscope full index over HTTP (num 100)", fullRun], ["Two halves on two Periscopes fused via iflow (RRF, num 100)", fusedRun]]
+  } finally {
+    for (const server of [fuser, full, halfA, halfB]) await server.close()
+  }
+}
+
 const format = (x: number) => x.toFixed(4)
 
 const main = async () => {
@@ -144,6 +189,7 @@ const main = async () => {
     judge("Reference BM25, text only", referenceRun(c, k1, b))
     judge(`MiniSearch 7 (BM25+, Porter, title x${titleWeight})`, miniSearchRun(c))
     judge(`Orama 3 (BM25, stemming, title x${titleWeight})`, await oramaRun(c))
+    for (const [name, run] of await federationRuns(c)) judge(name, run)
     console.log(`\n${c.name}: ${c.documents.length} documents, ${rows[0]![1].queries} judged queries`)
     console.log(`| engine | nDCG@10 | MAP@1000 | Recall@100 |\n|---|---|---|---|`)
     for (const [name, s] of rows) console.log(`| ${name} | ${format(s.ndcg10)} | ${format(s.map)} | ${format(s.recall100)} |`)
@@ -154,6 +200,8 @@ const main = async () => {
     const best = rows[0]![1].ndcg10
     const peersBest = Math.max(rows[4]![1].ndcg10, rows[5]![1].ndcg10)
     console.log(`Periscope vs best peer nDCG@10: ${format(best)} vs ${format(peersBest)} (${best > peersBest ? "Periscope best" : "PEER BETTER"})`)
+    const federated = rows[7]![1].ndcg10 / rows[6]![1].ndcg10
+    console.log(`Federation: fused halves vs full index nDCG@10 = ${format(rows[7]![1].ndcg10)} vs ${format(rows[6]![1].ndcg10)} (${federated.toFixed(3)}x, target >= 0.95x)`)
     if (!agree || best <= peersBest) failures++
   }
   if (failures > 0) process.exitCode = 1

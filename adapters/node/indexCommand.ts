@@ -1,13 +1,13 @@
 /**
- * The indexing pipeline behind `periscope index`: reads every source, feeds
- * documents to an IndexBuilder in batches, builds the index and writes the
- * snapshot atomically (a temporary file renamed over the old one, so a
- * crash never leaves half a snapshot). An existing snapshot is updated: its
- * documents are kept and pages read again replace their older versions.
+ * `periscope index` on Node: the snapshot file around the core's read loop
+ * (core/ingest/IndexRun.ts). An existing snapshot is loaded and updated (its
+ * documents kept, pages read again replacing their older versions); the new
+ * one is written atomically (a temporary file renamed over the old one), and
+ * only when the run completes, so an interrupted run leaves the old file as it
+ * was. Also here: the terminal progress bar and the end-of-run summary.
  *
- * A bad item never stops the run: it is counted, and a sample of the errors
- * is kept for the summary. Only a problem with the snapshot itself (an
- * existing file that cannot be read, a path that cannot be written) fails it.
+ * Only a problem with the snapshot itself (an existing file that cannot be
+ * read, a path that cannot be written) fails the run; bad items are counted.
  */
 import { existsSync } from "node:fs"
 import cliProgress from "cli-progress"

@@ -3,9 +3,8 @@
  * node_modules (READMEs linked to their npm pages, docs folders linked to the
  * packaged files), built without network on the first `npm start` when no
  * snapshot exists, so web and image search answer real results at once.
- *
- * The lead's start path calls `buildStarterIndex` (or `ensureStarterIndex`,
- * which does nothing when a snapshot is already there) and logs `message`.
+ * The start path calls `ensureStarterIndex` (nothing happens when a snapshot
+ * is already there) and logs `message`.
  */
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"

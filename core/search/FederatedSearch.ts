@@ -206,10 +206,12 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
       suspensions.set(name, { until: now + Math.min(s.maxMs, Math.max(0, wait)), strikes, reason: error.reason, message: error.message, probing: false })
     }
 
+    /** `start`: when the request began; a source's `ms` is how long the request waited for it. */
     const ask = <H>(
       source: Source,
       query: FederatedQuery,
-      call: (provider: SearchProvider, query: FederatedQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>
+      call: (provider: SearchProvider, query: FederatedQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>,
+      start: bigint
     ): Effect.Effect<Outcome<H>> =>
       Effect.gen(function*() {
         const { provider } = source
@@ -230,7 +232,6 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
         // Past its time, a suspended source gets one probe; the other requests skip it meanwhile.
         if (suspension !== undefined) suspension.probing = true
         const timeoutMs = Math.min(source.timeoutMs, settings.deadlineMs)
-        const start = yield* Clock.currentTimeNanos
         const exit = yield* call(provider, query).pipe(
           Effect.timeoutOrElse({
             duration: timeoutMs,
@@ -269,12 +270,27 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
         return { report, list: undefined, unapplied: [] }
       })
 
-    /** All selected sources at once; the deadline bounds every one of them. */
+    /**
+     * All selected sources at once; the deadline bounds every one of them. The local engine
+     * answers synchronously on this thread, so it starts last: the upstream requests are on
+     * the wire while it ranks. Outcomes keep the selection's order.
+     */
     const gather = <H>(
       chosen: ReadonlyArray<Source>,
       query: FederatedQuery,
       call: (provider: SearchProvider, query: FederatedQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>
-    ) => Effect.forEach(chosen, (source) => ask(source, query, call), { concurrency: "unbounded" })
+    ) =>
+      Effect.flatMap(Clock.currentTimeNanos, (start) => {
+        const order = chosen.map((_, i) => i).sort((a, b) => Number(chosen[a]!.provider === local) - Number(chosen[b]!.provider === local))
+        return Effect.map(
+          Effect.forEach(order, (i) => ask(chosen[i]!, query, call, start), { concurrency: "unbounded" }),
+          (outcomes) => {
+            const inOrder: Array<Outcome<H>> = new Array(outcomes.length)
+            for (let k = 0; k < order.length; k++) inOrder[order[k]!] = outcomes[k]!
+            return inOrder
+          }
+        )
+      })
 
     const failAll = (outcomes: ReadonlyArray<Outcome<unknown>>) =>
       new SearchBackendError({

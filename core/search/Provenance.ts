@@ -14,7 +14,7 @@ export interface SourceReport {
   readonly name: string
   readonly kind: string
   readonly status: SourceStatus
-  /** Wall time of the call, 0.01 ms resolution; 0 when not called. */
+  /** How long the request waited for this source (from the request start), 0.01 ms resolution; 0 when not called. */
   readonly ms: number
   readonly results: number
   readonly error?: {

@@ -5,7 +5,7 @@
  * finally a date written in the URL. Modification dates, HTTP `Date` headers and
  * "last updated" footers are never used: they are build or crawl stamps.
  */
-import { dateFromUrl, toIsoDate } from "./IsoDate.ts"
+import { dateFromUrl, toIsoDate } from "../index/IsoDate.ts"
 import { type JsonLdObject, jsonLdString } from "./JsonLd.ts"
 import type { PageMeta } from "./PageMeta.ts"
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest"
 import { decodeHtml } from "../../core/ingest/HtmlBytes.ts"
 import { extractPage, htmlToDocument } from "../../core/ingest/HtmlDocument.ts"
-import { toIsoDate } from "../../core/ingest/IsoDate.ts"
+import { toIsoDate } from "../../core/index/IsoDate.ts"
 import { stripSiteName } from "../../core/ingest/PageTitle.ts"
 import { parseSitemap } from "../../core/ingest/Sitemap.ts"
 

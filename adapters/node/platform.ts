@@ -10,7 +10,6 @@ import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Queue, Stream } from "effect"
 import type { EngineHooks } from "../../core/app/SearchBackend.ts"
 import { SettingsError } from "../../core/config/Settings.ts"
-import { readJsonlDocuments } from "./jsonlDocuments.ts"
 import type { Settings } from "./settings.ts"
 import { ensureStarterIndex } from "./starterIndex.ts"
 
@@ -34,6 +33,5 @@ export const nodeEngineHooks = (settings: Settings, options: { readonly reloadOn
       Effect.mapError((error) =>
         new SettingsError({ setting: `search.snapshot (${snapshot})`, message: `no snapshot, and the starter index could not be built: ${error.message}` }))
     ),
-  ...(options.reloadOnSighup ? { reloads: { name: "SIGHUP", requests: sighups } } : {}),
-  readDocuments: readJsonlDocuments
+  ...(options.reloadOnSighup ? { reloads: { name: "SIGHUP", requests: sighups } } : {})
 })

@@ -1,5 +1,4 @@
 /** Settings of the Node adapter: the shared loader over process.env and the Node file system, paths resolved. */
-import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
 import { Effect } from "effect"
@@ -7,10 +6,6 @@ import { loadSettings as load, type Settings, SettingsError } from "../../core/c
 
 export { SettingsError }
 export type { Settings }
-
-/** Reads a file, failing with the OS error code as the reason (for the JSONL documents reader). */
-export const readText = (path: string): Effect.Effect<string, string> =>
-  Effect.try({ try: () => readFileSync(path, "utf8"), catch: (e) => `cannot be read: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
 
 export const loadSettings: Effect.Effect<Settings, SettingsError> = load.pipe(
   Effect.map((s) => {

@@ -5,16 +5,17 @@
  * http(s) URL (the platform's HttpClient), and reloads it when the platform
  * asks (SIGHUP on Node): a bad snapshot is refused and the current index stays.
  */
-import { Config, Effect, FileSystem, Layer, Stream } from "effect"
+import { Config, Effect, FileSystem, Layer, Result, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { EngineSearch, SearchEngine } from "../backends/EngineSearch.ts"
 import { FixtureSearch } from "../backends/FixtureSearch.ts"
 import { sampleDocuments } from "../backends/SampleDocuments.ts"
 import { DEFAULT_BASE_URLS, federatedLayer, type ProviderSettings } from "../backends/search/SearchProviders.ts"
 import type { SearchConfig } from "../config/ConfigFile.ts"
-import { describeReadError, SettingsError } from "../config/Settings.ts"
+import { describeReadError, readSettingFile, SettingsError } from "../config/Settings.ts"
 import type { IndexDocument } from "../index/Document.ts"
 import { decodeSnapshot } from "../index/Snapshot.ts"
+import { parseJsonlLine } from "../ingest/JsonlDocument.ts"
 import { defaultFederationSettings, type FederatedSearch, type FederationSettings } from "../search/FederatedSearch.ts"
 import type { ImageSearch } from "../search/ImageSearch.ts"
 import { ResultCache } from "../store/ResultCache.ts"
@@ -40,8 +41,6 @@ export interface EngineHooks {
   readonly prepare?: (snapshot: string) => Effect.Effect<void, SettingsError>
   /** Each element asks for the snapshot to be read again and swapped in; `name` says who asks, in logs. */
   readonly reloads?: { readonly name: string; readonly requests: Stream.Stream<void> }
-  /** Reads the documents of a JSONL file for the fixture backend. */
-  readonly readDocuments?: (path: string, setting: string) => Effect.Effect<ReadonlyArray<IndexDocument>, SettingsError>
 }
 
 const isUrl = (location: string) => /^https?:\/\//i.test(location)
@@ -60,6 +59,20 @@ export const readSnapshotBytes = (location: string): Effect.Effect<Uint8Array, S
   return Effect.flatMap(Effect.service(FileSystem.FileSystem), (fs) =>
     Effect.mapError(fs.readFile(location), (error) => new SettingsError({ setting, message: describeReadError(error) })))
 }
+
+/** The documents of a JSONL file, each line decoded as `periscope index` decodes it; a bad line stops the start with its number. */
+export const readJsonlDocuments = Effect.fnUntraced(function*(path: string, setting: string) {
+  const text = yield* readSettingFile(path, setting)
+  const documents: Array<IndexDocument> = []
+  const lines = text.split("\n")
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.trim() === "") continue
+    const parsed = parseJsonlLine(lines[i]!)
+    if (Result.isFailure(parsed)) return yield* new SettingsError({ setting: `${setting} (${path})`, message: `line ${i + 1}: ${parsed.failure}` })
+    documents.push(parsed.success)
+  }
+  return documents
+})
 
 const decodeOrFail = (location: string, bytes: Uint8Array) =>
   Effect.try({
@@ -107,9 +120,7 @@ export const searchLayer = (
     case "Fixture":
       return FixtureSearch.layer(choice.documents)
     case "FixtureFile":
-      return hooks.readDocuments === undefined
-        ? Layer.unwrap(Effect.fail(new SettingsError({ setting: "search.documents", message: "is not supported on this runtime" })))
-        : Layer.unwrap(Effect.map(hooks.readDocuments(choice.path, "search.documents"), FixtureSearch.layer))
+      return Layer.unwrap(Effect.map(readJsonlDocuments(choice.path, "search.documents"), FixtureSearch.layer))
     case "Layer":
       return choice.layer
   }

@@ -17,12 +17,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Readability } from "@mozilla/readability"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { parseHTML } from "linkedom"
 import { decodeHtml } from "../../core/ingest/HtmlBytes.ts"
 import { extractPage, htmlToDocument } from "../../core/ingest/HtmlDocument.ts"
 import { formatSummary, indexSnapshot } from "../../adapters/node/indexCommand.ts"
-import { documentItem, type DocumentSource, type SourceItem } from "../../adapters/node/sources/SourceItem.ts"
+import { documentItem, type DocumentSource } from "../../core/ingest/DocumentSource.ts"
 import { type DocPage, largePackages, loadDebianDocs } from "../support/debianDocs.ts"
 
 const all = process.argv.includes("--all")
@@ -105,10 +105,10 @@ for (const row of rows) {
 // End to end: the same pages through the indexing pipeline into a snapshot file.
 const pageSource: DocumentSource = {
   describe: `${files.length} Debian documentation pages`,
-  estimate: async () => files.length,
-  items: async function*(): AsyncGenerator<SourceItem> {
-    for (const { page } of files) yield documentItem(page.file, htmlToDocument(decodeHtml(readFileSync(page.file)), page.url))
-  }
+  estimate: Effect.succeed(files.length),
+  items: Stream.fromIterable(files).pipe(
+    Stream.map(({ page }) => documentItem(page.file, htmlToDocument(decodeHtml(readFileSync(page.file)), page.url)))
+  )
 }
 const dir = mkdtempSync(join(tmpdir(), "periscope-ingest-bench-"))
 try {

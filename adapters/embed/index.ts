@@ -10,10 +10,11 @@ import { FetchHttpClient } from "effect/http"
 import { Cause, Duration, Effect, Exit, FileSystem, Layer, ManagedRuntime, Result, Stream } from "effect"
 import { ApiError, statusOf, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
 import { chatRequestOf, completeChat, streamChat } from "../../core/api/ChatHandlers.ts"
-import { fromSearchError, internalError } from "../../core/api/DomainErrors.ts"
+import { fromFederationError, internalError } from "../../core/api/DomainErrors.ts"
 import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
 import { makeBodyDecoder } from "../../core/api/JsonBody.ts"
 import { SearchRequest } from "../../core/api/SearchWire.ts"
+import { FederatedSearch } from "../../core/search/FederatedSearch.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { setupKeys } from "../../core/app/KeySetup.ts"
 import type { SearchChoice } from "../../core/app/SearchBackend.ts"
@@ -22,7 +23,7 @@ import type { KeyRecord } from "../../core/auth/KeyRecord.ts"
 import { RateLimits } from "../../core/auth/RateLimits.ts"
 import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
-import { ScriptedChatLayer, type ScriptedChatOptions } from "../../core/backends/ScriptedChat.ts"
+import { ScriptedChat, type ScriptedChatOptions } from "../../core/backends/ScriptedChat.ts"
 import type { ChatConfig } from "../../core/config/ChatConfig.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
 import type { ChatCompletionChunk, ChatCompletionResponse } from "../../core/chat/ChatCompletion.ts"
@@ -84,9 +85,13 @@ export class PeriscopeError extends Error {
   }
 }
 
+/** A search request as the endpoint takes it: `keywords`, optional `num` and options. */
+export type SearchInput = typeof SearchRequest.Encoded
+
 export interface Periscope {
-  webSearch(input: { readonly keywords: string; readonly num?: number }): Promise<WebSearchData>
-  imageSearch(input: { readonly keywords: string; readonly num?: number }): Promise<ReadonlyArray<ImageResult>>
+  /** Keywords in, ranked pages out; the search options of the HTTP endpoint (freshness, sources, ...) apply too. */
+  webSearch(input: SearchInput): Promise<WebSearchData>
+  imageSearch(input: SearchInput): Promise<ReadonlyArray<ImageResult>>
   /** A whole completion; `stream` in the input is ignored. */
   chat(input: unknown): Promise<ChatCompletionResponse>
   /** Completion chunks as they are produced; breaking out of the loop cancels the backend. */
@@ -135,7 +140,7 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
   }, { apiKeys: options.apiKeys ?? [] })
   // No file is read here: setupKeys only hashes the given keys, or makes one for this process.
   const keys = Effect.runSync(Effect.provide(setupKeys(settings, "memory", options.keys ?? []), embedPlatform))
-  const chatModel = chat === undefined || "config" in chat ? undefined : "layer" in chat ? chat.layer : ScriptedChatLayer(chat)
+  const chatModel = chat === undefined || "config" in chat ? undefined : "layer" in chat ? chat.layer : ScriptedChat.layer(chat)
   // A corrupt snapshot or a bad chat config (an upstream key variable not set) is the caller's mistake: it throws on first use.
   const services: Layer.Layer<AppServices> = appLayer(settings, keys.records, {
     search: searchChoiceOf(options.search),
@@ -158,8 +163,8 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
 
   return {
     apiKey: keys.generatedKey,
-    webSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(WebSearch), (s) => Effect.mapError(s.search(q), fromSearchError))),
-    imageSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(ImageSearch), (s) => Effect.mapError(s.search(q), fromSearchError))),
+    webSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(FederatedSearch), (s) => Effect.mapError(Effect.map(s.web(q), (a) => a.data), fromFederationError))),
+    imageSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(FederatedSearch), (s) => Effect.mapError(Effect.map(s.images(q), (a) => a.data), fromFederationError))),
     chat: (input) =>
       run(runtime, Effect.gen(function*() {
         const { chat, request } = yield* decodeChatInput(input)
@@ -195,7 +200,7 @@ async function* iterate<A>(
   }
 }
 
-export { ApiKeys, ChatGateway, ChatModel, FixtureSearch, ImageSearch, RateLimits, ScriptedChatLayer, WebSearch }
+export { ApiKeys, ChatGateway, ChatModel, FixtureSearch, ImageSearch, RateLimits, ScriptedChat, WebSearch }
 export { makeWebHandler, PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 export { EngineSearch, SearchEngine } from "../../core/backends/EngineSearch.ts"
 export { IndexBuilder } from "../../core/index/IndexBuilder.ts"

@@ -1,6 +1,7 @@
 /** Domain errors of the services, mapped to the ApiError the wire renders. */
 import { Cause } from "effect"
 import type { ChatModelError } from "../chat/ChatError.ts"
+import type { SourceSelectionError } from "../search/FederatedSearch.ts"
 import type { SearchBackendError } from "../search/SearchError.ts"
 import type { AuthError } from "../auth/AuthError.ts"
 import type { InvalidInput } from "../schema/InvalidInput.ts"
@@ -8,6 +9,12 @@ import { ApiError } from "./ApiError.ts"
 
 export const fromSearchError = (error: SearchBackendError): ApiError =>
   new ApiError({ kind: error.reason, message: error.message, param: null })
+
+/** A federated search failure: a `sources` entry that names no configured source is the caller's (400). */
+export const fromFederationError = (error: SearchBackendError | SourceSelectionError): ApiError =>
+  error._tag === "SourceSelectionError"
+    ? new ApiError({ kind: "invalid_request", message: error.message, param: error.path })
+    : fromSearchError(error)
 
 export const fromChatError = (error: ChatModelError): ApiError =>
   new ApiError({

@@ -10,6 +10,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import type { ApiKeys } from "../auth/ApiKeys.ts"
 import type { RateLimits } from "../auth/RateLimits.ts"
 import type { ChatGateway } from "../chat/ChatGateway.ts"
+import type { FederatedSearch } from "../search/FederatedSearch.ts"
 import type { ImageSearch } from "../search/ImageSearch.ts"
 import type { WebSearch } from "../search/WebSearch.ts"
 import { PeriscopeApi } from "./Api.ts"
@@ -19,8 +20,8 @@ import { ErrorBoundary } from "./ErrorBoundary.ts"
 import { HealthHandlers, MetaHandlers } from "./MetaHandlers.ts"
 import { SearchHandlers } from "./SearchHandlers.ts"
 
-/** Everything the routes need from outside: the search services, the chat gateway and the key store. */
-export type AppServices = WebSearch | ImageSearch | ChatGateway | ApiKeys | RateLimits
+/** Everything the routes and the embed library need: the search services (local and federated), the chat gateway, keys and limits. */
+export type AppServices = WebSearch | ImageSearch | FederatedSearch | ChatGateway | ApiKeys | RateLimits
 
 export const PeriscopeRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(PeriscopeApi).pipe(

@@ -1,19 +1,16 @@
 /**
- * webSearch and imageSearch: decode the body, ask the service, wrap the envelope.
- * With FederatedSearch provided (the application always provides it), requests go
- * through it: live providers, options and provenance in `extra`; a request without
- * options is answered exactly as the plain service would.
+ * webSearch and imageSearch: decode the body, ask FederatedSearch (the local
+ * backend fused with the configured live providers), wrap the envelope with
+ * provenance in `extra` when asked. A request without options, with no provider
+ * configured, is answered exactly as the local backend answers it.
  */
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { FederatedSearch, type SourceSelectionError } from "../search/FederatedSearch.ts"
-import { ImageSearch } from "../search/ImageSearch.ts"
-import type { SearchBackendError } from "../search/SearchError.ts"
-import { WebSearch } from "../search/WebSearch.ts"
+import { FederatedSearch } from "../search/FederatedSearch.ts"
 import { PeriscopeApi } from "./Api.ts"
-import { ApiError } from "./ApiError.ts"
-import { fromSearchError } from "./DomainErrors.ts"
+import type { ApiError } from "./ApiError.ts"
+import { fromFederationError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { decodeJsonBody, makeBodyDecoder, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
 import { SearchRequest, successEnvelopeWith } from "./SearchWire.ts"
@@ -24,21 +21,10 @@ const renderError = (error: ApiError) => Effect.succeed(errorResponse("search", 
 const renderSuccess = <A>(answer: { readonly data: A; readonly extra: unknown }) =>
   HttpServerResponse.jsonUnsafe(successEnvelopeWith(answer.data, answer.extra))
 
-const fromFederationError = (error: SearchBackendError | SourceSelectionError): ApiError =>
-  error._tag === "SourceSelectionError"
-    ? new ApiError({ kind: "invalid_request", message: error.message, param: error.path })
-    : fromSearchError(error)
-
-const plain = <A>(data: A) => ({ data, extra: null })
-
 export const SearchHandlers = HttpApiBuilder.group(PeriscopeApi, "search", Effect.fnUntraced(function*(handlers) {
-  const web = yield* WebSearch
-  const images = yield* ImageSearch
-  const federated = Option.getOrUndefined(yield* Effect.serviceOption(FederatedSearch))
-  const webSearch = (query: SearchRequest) =>
-    federated === undefined ? Effect.mapError(Effect.map(web.search(query), plain), fromSearchError) : Effect.mapError(federated.web(query), fromFederationError)
-  const imageSearch = (query: SearchRequest) =>
-    federated === undefined ? Effect.mapError(Effect.map(images.search(query), plain), fromSearchError) : Effect.mapError(federated.images(query), fromFederationError)
+  const search = yield* FederatedSearch
+  const webSearch = (query: SearchRequest) => Effect.mapError(search.web(query), fromFederationError)
+  const imageSearch = (query: SearchRequest) => Effect.mapError(search.images(query), fromFederationError)
   return handlers
     .handleRaw("webSearch", ({ request }) =>
       decodeJsonBody(request, SEARCH_BODY_LIMIT, decodeSearchRequest).pipe(

@@ -16,7 +16,7 @@ import { ChatGateway } from "../chat/ChatGateway.ts"
 import type { ChatModel } from "../chat/ChatModel.ts"
 import type { Settings, SettingsError } from "../config/Settings.ts"
 import { chatModelLayer, validationPolicyOf } from "./ChatStack.ts"
-import { type EngineHooks, federationLayer, type SearchChoice, searchLayer } from "./SearchBackend.ts"
+import { type EngineHooks, federationLayer, resultCacheLayer, type SearchChoice, searchLayer } from "./SearchBackend.ts"
 
 export interface AppOptions {
   /** The search backend; by default what the settings choose (see searchChoiceOf). */
@@ -33,12 +33,14 @@ export const appLayer = (
   keys: ReadonlyArray<KeyRecord>,
   options: AppOptions
 ): Layer.Layer<AppServices, SettingsError, Platform> => {
-  const search = searchLayer(options.search, options.hooks)
+  const cache = resultCacheLayer(settings.file.search)
+  // One cache instance (layers are shared by reference within a build): the engine clears what federation fills.
+  const search = searchLayer(options.search, options.hooks).pipe(Layer.provide(cache))
   const chat = settings.file.chat
   const model = options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide([search, OpenAiUpstream.layer]))
   return Layer.mergeAll(
     search,
-    federationLayer(settings.file.search).pipe(Layer.provide(search)),
+    federationLayer(settings.file.search).pipe(Layer.provide([search, cache])),
     ChatGateway.layer(validationPolicyOf(chat)).pipe(Layer.provide(model)),
     ApiKeys.layer(keys),
     RateLimits.layerMemory,

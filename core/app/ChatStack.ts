@@ -13,6 +13,7 @@ import { defaultValidationPolicy, type ValidationPolicy } from "../chat/ChatGate
 import { ChatModel } from "../chat/ChatModel.ts"
 import { makeGroundedModel } from "../chat/GroundedModel.ts"
 import { makeModelRouter, type Route } from "../chat/ModelRouter.ts"
+import { TokenCount } from "../chat/TokenCount.ts"
 import { UpstreamClient, type UpstreamTarget } from "../chat/Upstream.ts"
 
 export const defaultTimeouts = { connectMs: 10_000, firstTokenMs: 120_000, totalMs: 600_000 }
@@ -62,7 +63,7 @@ export const chatModelLayer = (chat: ChatConfig | undefined): Layer.Layer<ChatMo
     ChatModel,
     Effect.gen(function*() {
       const routes = yield* resolveRoutes(chat)
-      const builtins = chat?.grounded === false ? [] : [makeGroundedModel(yield* Effect.service(WebSearch))]
+      const builtins = chat?.grounded === false ? [] : [makeGroundedModel(yield* Effect.service(WebSearch), yield* Effect.service(TokenCount))]
       return makeModelRouter(yield* Effect.service(UpstreamClient), {
         routes,
         builtins,
@@ -70,4 +71,4 @@ export const chatModelLayer = (chat: ChatConfig | undefined): Layer.Layer<ChatMo
         defaultModel: chat?.defaultModel
       })
     })
-  )
+  ).pipe(Layer.provide(TokenCount.layer))

@@ -88,8 +88,11 @@ const decodeOrFail = (location: string, bytes: Uint8Array) =>
 const reloadOn = (location: string, reloads: NonNullable<EngineHooks["reloads"]>) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const engine = yield* SearchEngine
+    // Answers cached from the previous index would outlive it by their TTL: a reload drops them.
+    const cache = yield* Effect.serviceOption(ResultCache)
     const reloadOnce = readSnapshotBytes(location).pipe(
       Effect.flatMap((bytes) => engine.reload(bytes)),
+      Effect.tap(() => (cache._tag === "Some" ? cache.value.clear : Effect.void)),
       Effect.flatMap((summary) => Effect.logInfo(`${reloads.name}: reloaded ${location}: ${summary.documents} documents, ${summary.images} images`)),
       Effect.catch((error) => Effect.logError(`${reloads.name}: kept the current index; ${location} was refused: ${error.message}`))
     )
@@ -151,7 +154,7 @@ const CACHE_ENTRIES = 10_000
  */
 export const federationLayer = (
   search: typeof SearchConfig.Type | undefined
-): Layer.Layer<FederatedSearch, SettingsError, SearchServices | HttpClient.HttpClient> =>
+): Layer.Layer<FederatedSearch, SettingsError, SearchServices | ResultCache | HttpClient.HttpClient> =>
   Layer.unwrap(Effect.gen(function*() {
     const providers: Array<ProviderSettings> = []
     const configured = search?.providers ?? []
@@ -180,8 +183,12 @@ export const federationLayer = (
         range: seconds(ttl?.range, defaults.cacheTtlMs.range)
       }
     }
-    const entries = search?.cache?.maxEntries ?? CACHE_ENTRIES
-    const cache = entries === 0 ? ResultCache.layerNone : ResultCache.layer({ capacity: entries })
     if (providers.length > 0) yield* Effect.logInfo(`search: live providers ${providers.map((p) => `${p.name} (${p.kind})`).join(", ")} fused with the local index`)
-    return federatedLayer(providers, settings).pipe(Layer.provide(cache))
+    return federatedLayer(providers, settings)
   }))
+
+/** The fused answers' cache of `search.cache` (0 entries: none). The engine clears it when it reloads its index. */
+export const resultCacheLayer = (search: typeof SearchConfig.Type | undefined): Layer.Layer<ResultCache> => {
+  const entries = search?.cache?.maxEntries ?? CACHE_ENTRIES
+  return entries === 0 ? ResultCache.layerNone : ResultCache.layer({ capacity: entries })
+}

@@ -207,11 +207,13 @@ const pieceChunk = (index: number, piece: ScriptedPiece): ChatChunk => ({
   }]
 })
 
-/** ChatModel answered from a script; it brings its own TokenCount for the usage it reports. */
-export const ScriptedChatLayer = (options: ScriptedChatOptions): Layer.Layer<ChatModel> =>
-  Layer.effect(ChatModel, Effect.map(Effect.service(TokenCount), (tokens) => makeScriptedChat(options, tokens))).pipe(
-    Layer.provide(TokenCount.layer)
-  )
+export const ScriptedChat = {
+  /** ChatModel answered from a script; it brings its own TokenCount for the usage it reports. */
+  layer: (options: ScriptedChatOptions): Layer.Layer<ChatModel> =>
+    Layer.effect(ChatModel, Effect.map(Effect.service(TokenCount), (tokens) => makeScriptedChat(options, tokens))).pipe(
+      Layer.provide(TokenCount.layer)
+    )
+} as const
 
 /** The chat Periscope answers with until a model is configured: it says so. */
 export const unconfiguredChat: ScriptedChatOptions = {

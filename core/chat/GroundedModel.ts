@@ -54,11 +54,8 @@ const finishOf = (answer: Answer) => finishReasonOf({ reported: answer.truncated
 
 const splitWords = (text: string): Array<string> => text.match(/\S+\s*|\s+/g) ?? []
 
-/**
- * `tokens` counts max_tokens and usage; without it the model loads an
- * encoding of its own (the caller that has TokenCount should pass it).
- */
-export const makeGroundedModel = (web: WebSearch["Service"], tokens: TokenCount["Service"] = Effect.runSync(TokenCount.make)): ChatModel["Service"] => {
+/** `tokens` counts max_tokens and usage. */
+export const makeGroundedModel = (web: WebSearch["Service"], tokens: TokenCount["Service"]): ChatModel["Service"] => {
   const answer = Effect.fnUntraced(function*(request: ChatRequest): Effect.fn.Return<Answer, ChatModelError> {
     const query = lastUserText(request)
     const { count, truncate } = yield* tokens.encoding

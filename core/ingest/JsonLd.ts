@@ -3,11 +3,11 @@
  * flattened (arrays and `@graph` unwrapped). Broken JSON in one block is skipped:
  * pages ship hand-edited JSON-LD with trailing commas and stray control characters.
  */
+import { Predicate } from "effect"
 
 export type JsonLdObject = Readonly<Record<string, unknown>>
 
-const isObject = (value: unknown): value is JsonLdObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is JsonLdObject => Predicate.isObject(value)
 
 const flatten = (value: unknown, out: Array<JsonLdObject>, depth: number): void => {
   if (depth > 4) return

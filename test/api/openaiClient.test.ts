@@ -6,7 +6,7 @@
 import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { hashKey, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
-import { ScriptedChatLayer } from "../../core/backends/ScriptedChat.ts"
+import { ScriptedChat } from "../../core/backends/ScriptedChat.ts"
 import { contentText } from "../../core/chat/ChatRequest.ts"
 import { type RunningServer, startInProcess, TEST_KEY } from "../support/servers.ts"
 
@@ -16,7 +16,7 @@ let client: OpenAI
 beforeAll(async () => {
   server = await startInProcess({
     keys: [...recordsFromPlainKeys([TEST_KEY]), { name: "tight", sha256: hashKey("tight-key"), requestsPerMinute: 1 }],
-    chat: ScriptedChatLayer({
+    chat: ScriptedChat.layer({
       models: ["scripted-1", "scripted-2", "broken"],
       replies: (request) => {
         if (request.model === "broken") return { content: "x", failAfter: 0, failure: { reason: "upstream", message: "model server answered 500" } }

@@ -4,7 +4,7 @@
  * a client that disconnects interrupting the backend within one second.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type ScriptedEnd, ScriptedChatLayer, type ScriptedReply } from "../../core/backends/ScriptedChat.ts"
+import { type ScriptedEnd, ScriptedChat, type ScriptedReply } from "../../core/backends/ScriptedChat.ts"
 import { authHeaders, disconnectMidStream, readSse, type RunningServer, startInProcess, TEST_KEY } from "../support/servers.ts"
 
 const ends: Array<ScriptedEnd & { at: number }> = []
@@ -30,7 +30,7 @@ const replies: Record<string, ScriptedReply> = {
 beforeAll(async () => {
   server = await startInProcess({
     streamKeepAlive: "100 millis",
-    chat: ScriptedChatLayer({
+    chat: ScriptedChat.layer({
       models: Object.keys(replies),
       replies: (request) => replies[request.model]!,
       onEnd: (end) => ends.push({ ...end, at: Date.now() })

@@ -7,7 +7,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { generateText, isStepCount, streamText, tool } from "ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { ScriptedChatLayer } from "../../core/backends/ScriptedChat.ts"
+import { ScriptedChat } from "../../core/backends/ScriptedChat.ts"
 import { contentText } from "../../core/chat/ChatRequest.ts"
 import { type RunningServer, startInProcess, TEST_KEY } from "../support/servers.ts"
 
@@ -16,7 +16,7 @@ let model: ReturnType<ReturnType<typeof createOpenAICompatible>["chatModel"]>
 
 beforeAll(async () => {
   server = await startInProcess({
-    chat: ScriptedChatLayer({
+    chat: ScriptedChat.layer({
       models: ["agent-model"],
       replies: (request) => {
         const last = request.messages[request.messages.length - 1]!

@@ -5,7 +5,7 @@
  * usage counted when a backend reports none.
  */
 import { afterAll, describe, expect, it } from "vitest"
-import { type ScriptedChatOptions, type ScriptedEnd, ScriptedChatLayer } from "../../core/backends/ScriptedChat.ts"
+import { type ScriptedChatOptions, type ScriptedEnd, ScriptedChat } from "../../core/backends/ScriptedChat.ts"
 import type { ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import { authHeaders, readSse, type RunningServer, startInProcess } from "../support/servers.ts"
 
@@ -13,7 +13,7 @@ const servers: Array<RunningServer> = []
 afterAll(() => Promise.all(servers.map((s) => s.close())))
 
 const serve = async (chat: ScriptedChatOptions, validation?: ValidationPolicy) => {
-  const server = await startInProcess({ chat: ScriptedChatLayer(chat), ...(validation === undefined ? {} : { validation }) })
+  const server = await startInProcess({ chat: ScriptedChat.layer(chat), ...(validation === undefined ? {} : { validation }) })
   servers.push(server)
   return server
 }

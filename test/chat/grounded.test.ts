@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { makeGroundedModel } from "../../core/chat/GroundedModel.ts"
 import { ChatModel } from "../../core/chat/ChatModel.ts"
+import { TokenCount } from "../../core/chat/TokenCount.ts"
 import { WebSearch } from "../../core/search/WebSearch.ts"
 import { Effect, Layer } from "effect"
 import { authHeaders, readSse, type RunningServer, startInProcess } from "../support/servers.ts"
@@ -16,7 +17,12 @@ const documents = [
 let server: RunningServer
 beforeAll(async () => {
   const search = FixtureSearch.layer(documents)
-  const grounded = Layer.effect(ChatModel, Effect.map(Effect.service(WebSearch), makeGroundedModel)).pipe(Layer.provide(search))
+  const grounded = Layer.effect(
+    ChatModel,
+    Effect.gen(function*() {
+      return makeGroundedModel(yield* WebSearch, yield* TokenCount)
+    })
+  ).pipe(Layer.provide([search, TokenCount.layer]))
   server = await startInProcess({ search, chat: grounded })
 })
 afterAll(() => server.close())

@@ -25,7 +25,7 @@ beforeAll(async () => {
 })
 afterAll(() => upstream.close())
 
-const provide = <A, E>(effect: Effect.Effect<A, E, UpstreamClient>) => Effect.provide(effect, OpenAiUpstream.fetchLayer)
+const provide = <A, E>(effect: Effect.Effect<A, E, UpstreamClient>) => Effect.provide(effect, OpenAiUpstream.layerFetch)
 
 /** Waits for the mock to see request `index` close; returns how long after `since` it closed. */
 const closedWithin = async (index: number, since: number) => {

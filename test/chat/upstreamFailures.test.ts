@@ -23,7 +23,7 @@ const withUpstream = async <A>(options: MockUpstreamOptions, f: (upstream: MockU
   }
 }
 
-const provide = <A, E>(effect: Effect.Effect<A, E, UpstreamClient>) => Effect.provide(effect, OpenAiUpstream.fetchLayer)
+const provide = <A, E>(effect: Effect.Effect<A, E, UpstreamClient>) => Effect.provide(effect, OpenAiUpstream.layerFetch)
 const complete = (target: UpstreamTarget, request: ChatRequest = chatRequest()) =>
   Effect.runPromise(provide(Effect.flatMap(Effect.service(UpstreamClient), (c) => c.complete(target, request))))
 const completeError = (target: UpstreamTarget, request: ChatRequest = chatRequest()) =>

@@ -30,7 +30,7 @@ const targetWith = (scenario: Scenario) => {
   return mockTarget(upstream, { model })
 }
 
-const provide = <A, E>(effect: Effect.Effect<A, E, UpstreamClient>) => Effect.provide(effect, OpenAiUpstream.fetchLayer)
+const provide = <A, E>(effect: Effect.Effect<A, E, UpstreamClient>) => Effect.provide(effect, OpenAiUpstream.layerFetch)
 const complete = (scenario: Scenario, request: ChatRequest = chatRequest()) =>
   Effect.runPromise(provide(Effect.flatMap(Effect.service(UpstreamClient), (c) => c.complete(targetWith(scenario), request))))
 const completeError = (scenario: Scenario) =>

@@ -28,7 +28,7 @@ beforeAll(async () => {
 })
 afterAll(() => upstream.close())
 
-const run = <A, E>(effect: Effect.Effect<A, E, UpstreamClient>) => Effect.runPromise(Effect.provide(effect, OpenAiUpstream.fetchLayer))
+const run = <A, E>(effect: Effect.Effect<A, E, UpstreamClient>) => Effect.runPromise(Effect.provide(effect, OpenAiUpstream.layerFetch))
 
 const complete = (target: UpstreamTarget, request: ChatRequest) => run(Effect.flatMap(Effect.service(UpstreamClient), (c) => c.complete(target, request)))
 const completeError = (target: UpstreamTarget, request: ChatRequest) =>

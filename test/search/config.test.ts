@@ -7,7 +7,7 @@ import { resolve } from "node:path"
 import { FetchHttpClient } from "effect/http"
 import { ConfigProvider, Effect, Exit, Layer, Result } from "effect"
 import { describe, expect, it } from "vitest"
-import { federationLayer } from "../../core/app/SearchBackend.ts"
+import { federationLayer, resultCacheLayer } from "../../core/app/SearchBackend.ts"
 import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ConfigFile } from "../../core/config/ConfigFile.ts"
@@ -30,7 +30,9 @@ const env = ConfigProvider.fromUnknown({
 const build = (search: unknown, provider = env) =>
   Effect.runPromiseExit(
     Effect.map(Effect.service(FederatedSearch), (f) => f.sourceNames).pipe(
-      Effect.provide(federationLayer(search as never).pipe(Layer.provide(Layer.mergeAll(FixtureSearch.layer(sampleDocuments), FetchHttpClient.layer)))),
+      Effect.provide(federationLayer(search as never).pipe(
+        Layer.provide(Layer.mergeAll(FixtureSearch.layer(sampleDocuments), resultCacheLayer(search as never), FetchHttpClient.layer))
+      )),
       Effect.provide(ConfigProvider.layer(provider))
     )
   )

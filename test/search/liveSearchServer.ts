@@ -13,7 +13,7 @@ import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import type { SearchChoice } from "../../core/app/SearchBackend.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
-import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import { ScriptedChat, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
 import type { ConfigFile } from "../../core/config/ConfigFile.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
 
@@ -29,7 +29,7 @@ export const startLiveServer = async (search: NonNullable<ConfigFile["search"]>,
   const scope = Scope.makeUnsafe()
   const services = appLayer(settingsOf({ search }), recordsFromPlainKeys([LIVE_KEY], 1_000_000), {
     search: local,
-    chatModel: ScriptedChatLayer(unconfiguredChat)
+    chatModel: ScriptedChat.layer(unconfiguredChat)
   }).pipe(Layer.provide(nodePlatform), Layer.orDie)
   const app = HttpRouter.serve(PeriscopeRoutes, { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provide(services),

@@ -18,7 +18,7 @@ import { appLayer } from "../../core/app/Application.ts"
 import { type KeyRecord, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
-import { ScriptedChatLayer, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import { ScriptedChat, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
 import type { ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import type { ChatModel } from "../../core/chat/ChatModel.ts"
 import type { ChatConfig } from "../../core/config/ChatConfig.ts"
@@ -55,7 +55,7 @@ export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppSe
   })
   return appLayer(settings, options.keys ?? recordsFromPlainKeys([TEST_KEY]), {
     search: { _tag: "Layer", layer: options.search ?? FixtureSearch.layer(sampleDocuments) },
-    ...(options.chatConfig === undefined ? { chatModel: options.chat ?? ScriptedChatLayer(unconfiguredChat) } : {})
+    ...(options.chatConfig === undefined ? { chatModel: options.chat ?? ScriptedChat.layer(unconfiguredChat) } : {})
   }).pipe(Layer.provide(nodePlatform), Layer.orDie)
 }
 

@@ -365,6 +365,6 @@ export const make = Effect.gen(function*() {
 export const layer: Layer.Layer<UpstreamClient, never, HttpClient.HttpClient> = Layer.effect(UpstreamClient, make)
 
 /** The same over fetch (Node 18+, Deno, browsers): nothing else to provide. */
-export const fetchLayer: Layer.Layer<UpstreamClient> = layer.pipe(Layer.provide(FetchHttpClient.layer))
+export const layerFetch: Layer.Layer<UpstreamClient> = layer.pipe(Layer.provide(FetchHttpClient.layer))
 
-export const OpenAiUpstream = { make, layer, fetchLayer } as const
+export const OpenAiUpstream = { make, layer, layerFetch } as const

@@ -42,9 +42,10 @@ const spawnNode = (args: Array<string>, env: Record<string, string>) => {
   child.stderr!.on("data", (d) => { output += d })
   return { child, output: () => output }
 }
-const until = async (what: string, check: () => Promise<boolean>, output: () => string) => {
+/** Polls `check` (each try bounded: a request sent while a server starts may never be answered). */
+const until = async (what: string, check: (signal: AbortSignal) => Promise<boolean>, output: () => string) => {
   for (let i = 0; i < 300; i++) {
-    if (await check().catch(() => false)) return
+    if (await check(AbortSignal.timeout(2000)).catch(() => false)) return
     await new Promise((r) => setTimeout(r, 100))
   }
   throw new Error(`${what} did not start:\n${output()}`)
@@ -54,7 +55,7 @@ const until = async (what: string, check: () => Promise<boolean>, output: () => 
 const upstreamPort = await freePort()
 const upstream = spawnNode(["test/support/mockUpstream.ts", "--port", String(upstreamPort), "--words", "64"], {})
 const upstreamUrl = `http://127.0.0.1:${upstreamPort}/v1`
-await until("mock upstream", async () => (await fetch(`${upstreamUrl}/models`)).ok, upstream.output)
+await until("mock upstream", async (signal) => (await fetch(`${upstreamUrl}/models`, { signal })).ok, upstream.output)
 
 // Periscope: one model routed to the upstream; a key whose limit the run cannot reach.
 const dataDir = mkdtempSync(join(tmpdir(), "periscope-gateway-bench-"))
@@ -72,12 +73,12 @@ const periscope = spawnNode(["adapters/node/main.ts"], {
   PERISCOPE_KEYS_FILE: join(dataDir, "keys.json"),
   PERISCOPE_CONFIG: join(dataDir, "config.json")
 })
-await until("Periscope", async () => (await fetch(`http://127.0.0.1:${periscopePort}/healthz`)).ok, periscope.output)
+await until("Periscope", async (signal) => (await fetch(`http://127.0.0.1:${periscopePort}/healthz`, { signal })).ok, periscope.output)
 
 // Portkey: the OpenAI provider pointed at the same upstream with a custom host.
 const portkeyPort = await freePort()
 const portkey = spawnNode([resolve(root, "node_modules/@portkey-ai/gateway/build/start-server.js"), `--port=${portkeyPort}`, "--headless"], { NODE_ENV: "production" })
-await until("Portkey", async () => (await fetch(`http://127.0.0.1:${portkeyPort}/`)).ok, portkey.output)
+await until("Portkey", async (signal) => (await fetch(`http://127.0.0.1:${portkeyPort}/`, { signal })).ok, portkey.output)
 
 interface Path {
   readonly name: string

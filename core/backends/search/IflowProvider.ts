@@ -7,11 +7,10 @@
  */
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { publishedDate } from "../../search/PublishedDate.ts"
 import { type FederatedQuery, type ProviderOption, PROVIDER_OPTIONS } from "../../search/SearchOptions.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
-import type { ImageResult, WebHit } from "../../search/SearchResult.ts"
-import { endpoint, field, makeProviderHttp, type ProviderConfig, str } from "./ProviderHttp.ts"
+import type { ImageResult } from "../../search/SearchResult.ts"
+import { endpoint, field, makeProviderHttp, organicHits, type ProviderConfig, str } from "./ProviderHttp.ts"
 import { forImages, unappliedOptions } from "./ProviderOptions.ts"
 
 export interface IflowConfig extends ProviderConfig {
@@ -61,13 +60,7 @@ export const make = (config: IflowConfig) =>
           const organic = field(data, "organic")
           if (!Array.isArray(organic)) return yield* Effect.fail(http.fail("bad_response", "the answer has no data.organic array"))
           const now = yield* Clock.currentTimeMillis
-          const hits: Array<WebHit> = []
-          for (const r of organic) {
-            const link = str(field(r, "link"))
-            if (link === "") continue
-            hits.push({ title: str(field(r, "title")), link, snippet: str(field(r, "snippet")), date: publishedDate(field(r, "date"), now) })
-          }
-          return { hits: hits.slice(0, query.num), unapplied: unapplied(query) }
+return { hits: organicHits(organic, now, query.num), unapplied: unapplied(query) }
         }),
       image: (query) =>
         Effect.gen(function*() {

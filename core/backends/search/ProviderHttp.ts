@@ -8,7 +8,9 @@
  */
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { publishedDate } from "../../search/PublishedDate.ts"
 import { ProviderError } from "../../search/SearchProvider.ts"
+import type { WebHit } from "../../search/SearchResult.ts"
 
 /** What a provider needs to be reached: its configured name, base URL and key. */
 export interface ProviderConfig {
@@ -178,3 +180,15 @@ export const field = (value: unknown, ...path: ReadonlyArray<string>): unknown =
 
 export const str = (value: unknown): string => (typeof value === "string" ? value : "")
 export const arr = (value: unknown): ReadonlyArray<unknown> => (Array.isArray(value) ? value : [])
+
+/** Results in the `organic` shape Serper and our own wire share ({title, link, snippet, date}), at most `num`. */
+export const organicHits = (organic: ReadonlyArray<unknown>, now: number, num: number): Array<WebHit> => {
+  const hits: Array<WebHit> = []
+  for (const r of organic) {
+    const link = str(field(r, "link"))
+    if (link === "") continue
+    hits.push({ title: str(field(r, "title")), link, snippet: str(field(r, "snippet")), date: publishedDate(field(r, "date"), now) })
+    if (hits.length === num) break
+  }
+  return hits
+}

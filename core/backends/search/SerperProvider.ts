@@ -5,11 +5,10 @@
  */
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { publishedDate } from "../../search/PublishedDate.ts"
 import type { FederatedQuery, ProviderOption } from "../../search/SearchOptions.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
-import type { ImageResult, WebHit } from "../../search/SearchResult.ts"
-import { endpoint, field, makeProviderHttp, type ProviderConfig, str } from "./ProviderHttp.ts"
+import type { ImageResult } from "../../search/SearchResult.ts"
+import { endpoint, field, makeProviderHttp, organicHits, type ProviderConfig, str } from "./ProviderHttp.ts"
 import { forImages, unappliedOptions, usDate } from "./ProviderOptions.ts"
 
 const QDR = { day: "qdr:d", week: "qdr:w", month: "qdr:m", year: "qdr:y" } as const
@@ -52,13 +51,7 @@ export const make = (config: ProviderConfig) =>
           const organic = field(answer, "organic")
           if (!Array.isArray(organic)) return yield* Effect.fail(http.fail("bad_response", "the answer has no organic array"))
           const now = yield* Clock.currentTimeMillis
-          const hits: Array<WebHit> = []
-          for (const r of organic) {
-            const link = str(field(r, "link"))
-            if (link === "") continue
-            hits.push({ title: str(field(r, "title")), link, snippet: str(field(r, "snippet")), date: publishedDate(field(r, "date"), now) })
-          }
-          return { hits: hits.slice(0, query.num), unapplied }
+return { hits: organicHits(organic, now, query.num), unapplied }
         }),
       image: (query) =>
         Effect.gen(function*() {

@@ -26,12 +26,12 @@ export const sighups: Stream.Stream<void> = Stream.callback<void>((queue) =>
     (onHup) => Effect.sync(() => process.off("SIGHUP", onHup))
   ))
 
-export const nodeEngineHooks = (settings: Settings, options: { readonly reloadOnSighup: boolean } = { reloadOnSighup: true }): EngineHooks => ({
+export const nodeEngineHooks = (settings: Settings): EngineHooks => ({
   prepare: (snapshot) =>
     ensureStarterIndex({ dataDir: settings.dataDir, out: snapshot, nodeModules: resolve("node_modules") }).pipe(
       Effect.flatMap((built) => (built === undefined ? Effect.void : Effect.logInfo(built.message))),
       Effect.mapError((error) =>
         new SettingsError({ setting: `search.snapshot (${snapshot})`, message: `no snapshot, and the starter index could not be built: ${error.message}` }))
     ),
-  ...(options.reloadOnSighup ? { reloads: { name: "SIGHUP", requests: sighups } } : {})
+  reloads: { name: "SIGHUP", requests: sighups }
 })

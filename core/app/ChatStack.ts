@@ -29,7 +29,7 @@ const resolveKey = (name: string, upstream: UpstreamConfig): Effect.Effect<Redac
 }
 
 /** Every configured upstream and model as a target, keys read from the environment. */
-export const resolveRoutes = (chat: ChatConfig | undefined): Effect.Effect<ReadonlyArray<Route>, SettingsError> =>
+const resolveRoutes = (chat: ChatConfig | undefined): Effect.Effect<ReadonlyArray<Route>, SettingsError> =>
   Effect.gen(function*() {
     const upstreams = new Map<string, Omit<UpstreamTarget, "model">>()
     for (const [name, upstream] of Object.entries(chat?.upstreams ?? {})) {

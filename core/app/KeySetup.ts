@@ -23,7 +23,7 @@ export type WhenNoKey = "persist" | "memory" | "refuse"
 
 const decodeKeysFile = decoderFor(KeysFile, "file")
 
-export const readKeysFile = (path: string, setting: string) =>
+const readKeysFile = (path: string, setting: string) =>
   Effect.map(readJsonFile(path, setting, decodeKeysFile), (file) => file.keys)
 
 /** Writes via a temporary file and rename, readable by the owner only. */

@@ -21,7 +21,7 @@ export interface KeySetup {
 
 export type WhenNoKey = "persist" | "memory" | "refuse"
 
-const decodeKeysFile = decoderFor(KeysFile, "file")
+const decodeKeysFile = decoderFor(KeysFile, "file", { unknownKeys: "error" })
 
 const readKeysFile = (path: string, setting: string) =>
   Effect.map(readJsonFile(path, setting, decodeKeysFile), (file) => file.keys)

@@ -73,7 +73,7 @@ export const readJsonFile = <A>(
       : Effect.fail(new SettingsError({ setting: `${setting} (${path})`, message: decoded.failure.message }))
   })
 
-const decodeConfigFile = decoderFor(ConfigFile, "file")
+const decodeConfigFile = decoderFor(ConfigFile, "file", { unknownKeys: "error" })
 
 export const loadSettings: Effect.Effect<Settings, SettingsError, FileSystem.FileSystem> =
   Effect.gen(function*() {

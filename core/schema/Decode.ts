@@ -18,9 +18,17 @@ export const parseJson = (text: string, root: string): Result.Result<unknown, In
   }
 }
 
-/** A decoder from unknown input to the schema's type that fails with the first issue. */
-export const decoderFor = <S extends Schema.Codec<any, any, never, never>>(schema: S, root: string) => {
-  const decode = Schema.decodeUnknownResult(schema, { errors: "first" })
+/**
+ * A decoder from unknown input to the schema's type that fails with the first issue.
+ * `unknownKeys: "error"` (files an operator writes) names a key the schema does not
+ * declare, with the nearest declared key; request bodies stay open, as OpenAI's are.
+ */
+export const decoderFor = <S extends Schema.Codec<any, any, never, never>>(
+  schema: S,
+  root: string,
+  options?: { readonly unknownKeys?: "ignore" | "error" }
+) => {
+  const decode = Schema.decodeUnknownResult(schema, { errors: "first", onExcessProperty: options?.unknownKeys ?? "ignore" })
   return (input: unknown): Result.Result<S["Type"], InvalidInput> => {
     const result = decode(input)
     return Result.isSuccess(result) ? Result.succeed(result.success) : Result.fail(fromSchemaIssue(result.failure.issue, input, root))

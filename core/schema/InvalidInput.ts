@@ -20,6 +20,39 @@ export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInp
   message: Schema.String
 }) {}
 
+/** Edit distance, for "did you mean" on a misspelt key (keys are short: the quadratic table is fine). */
+const editDistance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = current
+  }
+  return previous[b.length]!
+}
+
+/** The declared key nearest to a misspelt one, when it is near enough to be a likely typo. */
+export const nearestKey = (key: string, known: ReadonlyArray<string>): string | undefined => {
+  let best: string | undefined
+  let bestDistance = Infinity
+  for (const candidate of known) {
+    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase())
+    if (distance < bestDistance) {
+      best = candidate
+      bestDistance = distance
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined
+}
+
+const unexpectedKeyRule = (issue: SchemaIssue.UnexpectedKey, key: PropertyKey | undefined): string => {
+  const known = issue.ast._tag === "Objects" ? issue.ast.propertySignatures.map((p) => String(p.name)) : []
+  const suggestion = typeof key === "string" ? nearestKey(key, known) : undefined
+  return suggestion === undefined ? "is not a known key" : `is not a known key (did you mean "${suggestion}"?)`
+}
+
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
   leafHook: (issue) => {
     if (issue._tag === "MissingKey") return issue.annotations?.messageMissingKey ?? "is required"
@@ -60,6 +93,17 @@ export const previewValue = (value: unknown): string => {
   return typeof value
 }
 
+/** The leaf of the first issue's branch (the one the formatter reports first). */
+const firstLeaf = (issue: SchemaIssue.Issue): SchemaIssue.Issue | undefined => {
+  let current: SchemaIssue.Issue | undefined = issue
+  while (current !== undefined) {
+    if (current._tag === "Pointer" || current._tag === "Filter" || current._tag === "Encoding") current = current.issue
+    else if (current._tag === "Composite") current = current.issues[0]
+    else return current
+  }
+  return undefined
+}
+
 /** A rule broken by the input as a whole or by one field, as an InvalidInput. */
 export const invalid = (root: string, path: string, rule: string, reason: InvalidInput["reason"] = "invalid"): InvalidInput =>
   new InvalidInput({ reason, root, path, rule, message: `${path === "" ? root : path}: ${rule}` })
@@ -69,7 +113,8 @@ export const fromSchemaIssue = (issue: SchemaIssue.Issue, input: unknown, root: 
   const first = formatter(issue).issues[0]
   const keys = (first?.path ?? []).map((p) => (typeof p === "object" && p !== null && "key" in p ? p.key : p)) as Array<PropertyKey>
   const path = formatPath(keys)
-  const rule = first?.message ?? "is invalid"
+  const leaf = firstLeaf(issue)
+  const rule = leaf?._tag === "UnexpectedKey" ? unexpectedKeyRule(leaf, keys[keys.length - 1]) : first?.message ?? "is invalid"
   const received = valueAt(input, keys)
   const got = received.found && rule !== "is required" ? `, got ${previewValue(received.value)}` : ""
   return new InvalidInput({ reason: "invalid", root, path, rule, message: `${path === "" ? root : path}: ${rule}${got}` })

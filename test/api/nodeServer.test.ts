@@ -112,6 +112,24 @@ describe("settings are validated at start", () => {
     writeFileSync(file, JSON.stringify({ chat: { upstreams: { a: { baseUrl: "http://127.0.0.1:9/v1", apiKeyEnv: "PERISCOPE_TEST_UNSET_KEY" } }, models: [{ name: "m", targets: [{ upstream: "a", model: "x" }] }] } }))
     return fails({ PERISCOPE_CONFIG: file }, /Invalid configuration: chat\.upstreams\.a\.apiKeyEnv: names PERISCOPE_TEST_UNSET_KEY, which is not set/)
   })
+  it("names an unknown config key, with the declared key it most likely meant", async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ prot: 8080 }, /PERISCOPE_CONFIG .*: prot: is not a known key \(did you mean "port"\?\)/],
+      [{ search: { backnd: "engine" } }, /search\.backnd: is not a known key \(did you mean "backend"\?\)/],
+      [{ chat: { upstreams: { a: { baseUrl: "http://127.0.0.1:9/v1", apikeyEnv: "X" } } } }, /chat\.upstreams\.a\.apikeyEnv: is not a known key \(did you mean "apiKeyEnv"\?\)/],
+      [{ somethingElse: true }, /somethingElse: is not a known key, got true/]
+    ]
+    for (const [config, message] of cases) {
+      const file = join(tempDir(), "periscope.json")
+      writeFileSync(file, JSON.stringify(config))
+      await fails({ PERISCOPE_CONFIG: file }, message)
+    }
+  })
+  it("names an unknown key in the keys file", () => {
+    const file = join(tempDir(), "keys.json")
+    writeFileSync(file, JSON.stringify({ keys: [{ name: "a", sha256: "a".repeat(64), requestsPerMinut: 5 }] }))
+    return fails({ PERISCOPE_KEYS_FILE: file }, /keys\[0\]\.requestsPerMinut: is not a known key \(did you mean "requestsPerMinute"\?\)/)
+  })
   it("names a config file that is not JSON", () => {
     const file = join(tempDir(), "periscope.json")
     writeFileSync(file, "port = 8080")

@@ -1,17 +1,23 @@
 #!/usr/bin/env node
 /**
- * The `periscope` command line. `periscope index <sources...>` builds or
- * updates the search snapshot that `npm start` serves (by default
- * <PERISCOPE_DATA_DIR>/index.snapshot), with a live progress bar and a
- * summary at the end. `npm run index -- <sources...>` runs the same.
+ * The `periscope` command line: `serve` (the server), `index <sources...>`
+ * (builds or updates the search snapshot the server serves, by default
+ * <PERISCOPE_DATA_DIR>/index.snapshot, with a live progress bar and a summary
+ * at the end; `npm run index -- <sources...>` runs the same), `keys
+ * create|list|revoke` and `reload`. Installed as the package's bin, compiled.
  */
-import { resolve } from "node:path"
+import { existsSync, readFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { formatSummary, indexSnapshot, silentProgress, terminalProgress } from "./indexCommand.ts"
 import { CRAWL_DEFAULTS } from "../../core/ingest/crawl/Crawl.ts"
 import { openSources } from "./sources/openSources.ts"
+import { keysCommand } from "./keysCommand.ts"
+import { reloadCommand } from "./reloadCommand.ts"
+import { serveCommand } from "./serveCommand.ts"
 import { loadSettings } from "./settings.ts"
 
 const positiveInt = (name: string, description: string) =>
@@ -108,11 +114,23 @@ const index = Command.make(
 
 const periscope = Command.make("periscope").pipe(
   Command.withDescription("Periscope: self-hostable search and chat for AI agents"),
-  Command.withSubcommands([index])
+  Command.withSubcommands([serveCommand, index, keysCommand, reloadCommand])
 )
 
+/** The version in the package.json above this file (the checkout's, or the installed package's from dist/). */
+const packageVersion = (): string => {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const file = join(dir, "package.json")
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string }
+      if (pkg.name === "periscope-search" && pkg.version !== undefined) return pkg.version
+    }
+    if (dirname(dir) === dir) return "unknown"
+  }
+}
+
 periscope.pipe(
-  Command.run({ version: "0.1.0" }),
+  Command.run({ version: packageVersion() }),
   // Bad arguments and snapshot problems are reported as one line naming the argument or file.
   Effect.catch((error: unknown) =>
     Effect.sync(() => {

@@ -1,0 +1,22 @@
+// `npm run build` (and `prepack`): the package's JavaScript and .d.ts in dist/, compiled by
+// TypeScript from the same .ts files that Node, Deno and vitest run as they are (tsconfig.build.json:
+// core, adapters/node, adapters/embed; imports rewritten from .ts to .js). The bin keeps its shebang
+// and is made executable.
+import { spawnSync } from "node:child_process"
+import { chmodSync, rmSync } from "node:fs"
+import { createRequire } from "node:module"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..")
+const dist = join(root, "dist")
+const tsc = join(dirname(createRequire(join(root, "package.json")).resolve("typescript/package.json")), "bin", "tsc")
+
+rmSync(dist, { recursive: true, force: true })
+const compiled = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" })
+if (compiled.status !== 0) {
+  process.stderr.write("build: tsc failed; nothing to pack\n")
+  process.exit(compiled.status ?? 1)
+}
+chmodSync(join(dist, "adapters", "node", "cli.js"), 0o755)
+process.stderr.write(`build: ${dist} ready\n`)

@@ -27,7 +27,10 @@ export const toCompletionResponse = (result: GatewayResult, id: string, created:
     model: result.model,
     choices: result.choices,
     ...(toolCalls !== undefined && toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-    usage: result.usage
+    usage: result.usage,
+    // Grounded answers: the sources and what grounding did (core/chat/GroundedAnswer.ts).
+    ...(result.search_results === undefined ? {} : { search_results: result.search_results }),
+    ...(result.periscope_grounding === undefined ? {} : { periscope_grounding: result.periscope_grounding })
   }
 }
 

@@ -6,7 +6,7 @@
  * what chunks a stream shows; SSE framing is a plain string step after it.
  */
 import { Cause, Duration, Effect, Stream } from "effect"
-import type { ChatChunk, ChatCompletionChunk, ChunkChoice, Usage } from "../chat/ChatCompletion.ts"
+import type { ChatChunk, ChatCompletionChunk, ChunkChoice, GroundingReport, SearchResultItem, Usage } from "../chat/ChatCompletion.ts"
 import { type ApiError, toChatErrorBody } from "./ApiError.ts"
 
 export interface StreamMeta {
@@ -24,13 +24,17 @@ export const KEEP_ALIVE_EVENT = ": keep-alive\n\n"
  * Turns backend chunks into wire chunks. A chunk that finishes a choice is
  * held until the next chunk or the end, so that the last one can carry usage;
  * every other chunk goes out as soon as it is produced. The first delta of
- * each choice carries role "assistant", as OpenAI clients expect.
+ * each choice carries role "assistant", as OpenAI clients expect. A grounded
+ * stream's search_results and periscope_grounding go on the last chunk
+ * before [DONE] (the usage chunk when include_usage asks for one).
  */
 export class ChunkSequencer {
   private readonly meta: StreamMeta
   private readonly roleSent = new Set<number>()
   private held: ReadonlyArray<ChunkChoice> | undefined
   private usage: Usage | undefined
+  private searchResults: ReadonlyArray<SearchResultItem> | undefined
+  private grounding: GroundingReport | undefined
 
   constructor(meta: StreamMeta) {
     this.meta = meta
@@ -39,6 +43,8 @@ export class ChunkSequencer {
   /** Wire chunks for one backend chunk (none while a finishing chunk is held). */
   push(chunk: ChatChunk, out: Array<ChatCompletionChunk>): void {
     if (chunk.usage !== undefined) this.usage = chunk.usage
+    if (chunk.search_results !== undefined) this.searchResults = chunk.search_results
+    if (chunk.periscope_grounding !== undefined) this.grounding = chunk.periscope_grounding
     if (chunk.choices.length === 0) return
     const choices = this.withRoles(chunk.choices)
     this.flushHeld(false, out)
@@ -50,6 +56,14 @@ export class ChunkSequencer {
   end(out: Array<ChatCompletionChunk>): void {
     this.flushHeld(true, out)
     if (this.meta.includeUsage && this.usage !== undefined) out.push(this.make([], this.usage))
+    if (this.searchResults === undefined && this.grounding === undefined) return
+    const last = out.at(-1)
+    const extras = {
+      ...(this.searchResults === undefined ? {} : { search_results: this.searchResults }),
+      ...(this.grounding === undefined ? {} : { periscope_grounding: this.grounding })
+    }
+    if (last === undefined) out.push({ ...this.make([], undefined), ...extras })
+    else out[out.length - 1] = { ...last, ...extras }
   }
 
   /** What was held when a stream fails: it is still shown before the error. */

@@ -12,10 +12,9 @@ import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { KeyRecord } from "../auth/KeyRecord.ts"
 import { RateLimits } from "../auth/RateLimits.ts"
 import { OpenAiUpstream } from "../backends/openai/OpenAiUpstream.ts"
-import { ChatGateway } from "../chat/ChatGateway.ts"
 import type { ChatModel } from "../chat/ChatModel.ts"
 import type { Settings, SettingsError } from "../config/Settings.ts"
-import { chatModelLayer, validationPolicyOf } from "./ChatStack.ts"
+import { chatGatewayLayer, chatModelLayer } from "./ChatStack.ts"
 import { type EngineHooks, federationLayer, resultCacheLayer, type SearchChoice, searchLayer } from "./SearchBackend.ts"
 
 export interface AppOptions {
@@ -37,11 +36,13 @@ export const appLayer = (
   // One cache instance (layers are shared by reference within a build): the engine clears what federation fills.
   const search = searchLayer(options.search, options.hooks).pipe(Layer.provide(cache))
   const chat = settings.file.chat
-  const model = options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide([search, OpenAiUpstream.layer]))
+  const model = options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide(OpenAiUpstream.layer))
+  const federation = federationLayer(settings.file.search).pipe(Layer.provide([search, cache]))
   return Layer.mergeAll(
     search,
-    federationLayer(settings.file.search).pipe(Layer.provide([search, cache])),
-    ChatGateway.layer(validationPolicyOf(chat)).pipe(Layer.provide(model)),
+    federation,
+    // Grounded chat searches through the same federation.
+    chatGatewayLayer(chat).pipe(Layer.provide([model, federation])),
     ApiKeys.layer(keys),
     RateLimits.layerMemory,
     Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) })

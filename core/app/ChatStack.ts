@@ -8,8 +8,9 @@ import { Config, Effect, Layer, Redacted } from "effect"
 import { parameterPresets, presetSupportsN, withOverrides } from "../backends/openai/ParameterPresets.ts"
 import type { ChatConfig, UpstreamConfig } from "../config/ChatConfig.ts"
 import { SettingsError } from "../config/Settings.ts"
-import { WebSearch } from "../search/WebSearch.ts"
-import { defaultValidationPolicy, type ValidationPolicy } from "../chat/ChatGateway.ts"
+import { ChatGateway, defaultValidationPolicy, type ValidationPolicy } from "../chat/ChatGateway.ts"
+import { defaultGroundingSettings, Grounding, type GroundingSettings } from "../chat/Grounding.ts"
+import type { FederatedSearch } from "../search/FederatedSearch.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
 import { makeGroundedModel } from "../chat/GroundedModel.ts"
 import { makeModelRouter, type Route } from "../chat/ModelRouter.ts"
@@ -57,13 +58,35 @@ export const validationPolicyOf = (chat: ChatConfig | undefined): ValidationPoli
     ? defaultValidationPolicy
     : { mode: chat.validation.policy, retries: chat.validation.retries ?? defaultValidationPolicy.retries }
 
+/** `chat.grounding` over the defaults. */
+export const groundingSettingsOf = (chat: ChatConfig | undefined): GroundingSettings => {
+  const g = chat?.grounding
+  const d = defaultGroundingSettings
+  return {
+    contextSize: g?.contextSize ?? d.contextSize,
+    maxResults: { ...d.maxResults, ...g?.maxResults },
+    fetchTopPages: { ...d.fetchTopPages, ...g?.fetchTopPages },
+    pageChars: g?.pageChars ?? d.pageChars,
+    deadlineMs: g?.deadlineMs ?? d.deadlineMs,
+    maxToolRounds: g?.maxToolRounds ?? d.maxToolRounds,
+    serverTools: g?.serverTools ?? d.serverTools
+  }
+}
+
+/**
+ * The gateway pipeline with grounding: web search through FederatedSearch, pages read
+ * through WebFetch when one is provided beside it (else sources are snippets).
+ */
+export const chatGatewayLayer = (chat: ChatConfig | undefined): Layer.Layer<ChatGateway, never, ChatModel | FederatedSearch> =>
+  ChatGateway.layer(validationPolicyOf(chat)).pipe(Layer.provide(Grounding.layer(groundingSettingsOf(chat))))
+
 /** The router over upstreams, with periscope-grounded beside the routes unless turned off. */
-export const chatModelLayer = (chat: ChatConfig | undefined): Layer.Layer<ChatModel, SettingsError, WebSearch | UpstreamClient> =>
+export const chatModelLayer = (chat: ChatConfig | undefined): Layer.Layer<ChatModel, SettingsError, UpstreamClient> =>
   Layer.effect(
     ChatModel,
     Effect.gen(function*() {
       const routes = yield* resolveRoutes(chat)
-      const builtins = chat?.grounded === false ? [] : [makeGroundedModel(yield* Effect.service(WebSearch), yield* Effect.service(TokenCount))]
+      const builtins = chat?.grounded === false ? [] : [makeGroundedModel(yield* Effect.service(TokenCount))]
       return makeModelRouter(yield* Effect.service(UpstreamClient), {
         routes,
         builtins,

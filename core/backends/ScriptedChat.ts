@@ -190,6 +190,7 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
     models: Effect.succeed(modelInfos),
     defaultModel: models[0]!,
     supportsN: () => options.answersN !== false,
+    hasModel: (model) => models.includes(model),
     complete,
     stream
   })

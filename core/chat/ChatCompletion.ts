@@ -21,12 +21,47 @@ export const AnswerToolCall = Schema.Struct({
 })
 export type AnswerToolCall = typeof AnswerToolCall.Type
 
+/** A citation in grounded answers (OpenAI's shape): the span of `content` that cites `url`, UTF-16 units, end exclusive. */
+export const UrlCitationAnnotation = Schema.Struct({
+  type: Schema.Literal("url_citation"),
+  url_citation: Schema.Struct({ start_index: Schema.Int, end_index: Schema.Int, title: Schema.String, url: Schema.String })
+})
+export type UrlCitationAnnotation = typeof UrlCitationAnnotation.Type
+
+/** A source of a grounded answer, listed at the top level (Perplexity's `search_results`). */
+export const SearchResultItem = Schema.Struct({
+  title: Schema.String,
+  url: Schema.String,
+  snippet: Schema.String,
+  date: Schema.NullOr(Schema.String)
+})
+export type SearchResultItem = typeof SearchResultItem.Type
+
+/** What grounding did for an answer: Periscope's extension beside `usage`. */
+export const GroundingReport = Schema.Struct({
+  query: Schema.String,
+  search_context_size: Schema.Literals(["low", "medium", "high"]),
+  /** ok, no_results, timeout (the retrieval deadline passed), failed (every source failed), skipped (tools only). */
+  retrieval: Schema.Literals(["ok", "no_results", "timeout", "failed", "skipped"]),
+  sources: Schema.Int,
+  pages_read: Schema.Int,
+  /** Citation markers that named no retrieved source, removed from the text (all choices). */
+  citations_removed: Schema.Int,
+  tool_rounds: Schema.Int,
+  tool_calls: Schema.Int,
+  tool_limit_reached: Schema.Boolean,
+  note: Schema.optionalKey(Schema.String)
+})
+export type GroundingReport = typeof GroundingReport.Type
+
 export const AssistantMessage = Schema.Struct({
   role: Schema.Literal("assistant"),
   /** null when the model only called tools (as OpenAI answers). */
   content: Schema.NullOr(Schema.String),
   reasoning_content: Schema.String,
   tool_calls: Schema.optionalKey(Schema.Array(AnswerToolCall)),
+  /** Grounded answers: one url_citation per verified citation marker. */
+  annotations: Schema.optionalKey(Schema.Array(UrlCitationAnnotation)),
   /** Set when the content failed the response format under the "pass" policy. */
   periscope_validation: Schema.optionalKey(Schema.Struct({ valid: Schema.Boolean, error: Schema.String }))
 })
@@ -45,6 +80,9 @@ export interface ChatResult {
   readonly model: string
   readonly choices: ReadonlyArray<ChatChoice>
   readonly usage?: Usage | undefined
+  /** Grounded answers: the sources given to the model. */
+  readonly search_results?: ReadonlyArray<SearchResultItem> | undefined
+  readonly periscope_grounding?: GroundingReport | undefined
 }
 
 /** The wire response: spec 2.6, OpenAI-compatible. */
@@ -57,7 +95,9 @@ export const ChatCompletionResponse = Schema.Struct({
   choices: Schema.Array(ChatChoice),
   /** The first choice's tool calls, at the top level where the spec shows them. */
   tool_calls: Schema.optionalKey(Schema.Array(AnswerToolCall)),
-  usage: Usage
+  usage: Usage,
+  search_results: Schema.optionalKey(Schema.Array(SearchResultItem)),
+  periscope_grounding: Schema.optionalKey(GroundingReport)
 }).annotate({ identifier: "ChatCompletionResponse" })
 export type ChatCompletionResponse = typeof ChatCompletionResponse.Type
 
@@ -79,7 +119,9 @@ export const ChunkDelta = Schema.Struct({
   role: Schema.optionalKey(Schema.Literal("assistant")),
   content: Schema.optionalKey(Schema.NullOr(Schema.String)),
   reasoning_content: Schema.optionalKey(Schema.String),
-  tool_calls: Schema.optionalKey(Schema.Array(ToolCallDelta))
+  tool_calls: Schema.optionalKey(Schema.Array(ToolCallDelta)),
+  /** Grounded streams: on each choice's finishing chunk, every citation of the streamed content. */
+  annotations: Schema.optionalKey(Schema.Array(UrlCitationAnnotation))
 })
 export type ChunkDelta = typeof ChunkDelta.Type
 
@@ -97,6 +139,9 @@ export type ChunkChoice = typeof ChunkChoice.Type
 export interface ChatChunk {
   readonly choices: ReadonlyArray<ChunkChoice>
   readonly usage?: Usage | undefined
+  /** Grounded streams: set once, shown on the last chunk before [DONE]. */
+  readonly search_results?: ReadonlyArray<SearchResultItem> | undefined
+  readonly periscope_grounding?: GroundingReport | undefined
 }
 
 export const ChatCompletionChunk = Schema.Struct({
@@ -105,7 +150,9 @@ export const ChatCompletionChunk = Schema.Struct({
   created: Schema.Int,
   model: Schema.String,
   choices: Schema.Array(ChunkChoice),
-  usage: Schema.optionalKey(Schema.NullOr(Usage))
+  usage: Schema.optionalKey(Schema.NullOr(Usage)),
+  search_results: Schema.optionalKey(Schema.Array(SearchResultItem)),
+  periscope_grounding: Schema.optionalKey(GroundingReport)
 }).annotate({ identifier: "ChatCompletionChunk" })
 export type ChatCompletionChunk = typeof ChatCompletionChunk.Type
 

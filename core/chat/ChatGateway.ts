@@ -5,13 +5,17 @@
  * and usage always reported. The HTTP layer and the embed library talk to
  * this service; backends provide ChatModel underneath it.
  */
-import { Context, Effect, Layer, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
 import type { ChatChoice, ChatChunk, ChatResult, ModelInfo, Usage } from "./ChatCompletion.ts"
-import type { ChatModelError } from "./ChatError.ts"
+import { ChatModelError } from "./ChatError.ts"
 import { ChatModel } from "./ChatModel.ts"
 import type { ChatRequest } from "./ChatRequest.ts"
 import { fanOutComplete, fanOutStream, sumUsage } from "./FanOut.ts"
 import { finishReasonOf } from "./FinishReason.ts"
+import { CitationPass, citeChoices, type GroundingPlan, groundedRequest, planOf, queryOf, reportOf } from "./GroundedAnswer.ts"
+import { defaultGroundingSettings, Grounding, type Retrieval } from "./Grounding.ts"
+import { SourceRegistry } from "./GroundingSources.ts"
+import { type LoopState, loopComplete, loopStream } from "./ServerToolLoop.ts"
 import { type Checks, checksOf, defaultValidationPolicy, feedbackMessages, invalidOutput, type Output, type Problem, problemsOf, type ValidationPolicy } from "./OutputValidation.ts"
 import { applyStops } from "./StopSequences.ts"
 import { StreamGuard } from "./StreamGuard.ts"
@@ -24,6 +28,8 @@ export interface GatewayResult extends ChatResult {
   readonly usage: Usage
 }
 
+export { Grounding }
+
 export class ChatGateway extends Context.Service<ChatGateway, {
   readonly models: Effect.Effect<ReadonlyArray<ModelInfo>>
   readonly defaultModel: string
@@ -31,21 +37,78 @@ export class ChatGateway extends Context.Service<ChatGateway, {
   /** Interrupting the stream (or stopping early on a stop sequence) cancels the backend. */
   stream(request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError>
 }>()("periscope/chat/ChatGateway") {
-  /** The pipeline over whichever ChatModel backend is provided; it brings its own TokenCount. */
+  /**
+   * The pipeline over whichever ChatModel backend is provided; it brings its own TokenCount.
+   * Grounded requests need a Grounding service in context (core/app provides one); without
+   * it they are refused with 400.
+   */
   static readonly layer = (policy: ValidationPolicy = defaultValidationPolicy): Layer.Layer<ChatGateway, never, ChatModel> =>
     Layer.effect(
       ChatGateway,
       Effect.gen(function*() {
-        return makeGateway(yield* ChatModel, yield* TokenCount, policy)
+        const grounding = yield* Effect.serviceOption(Grounding)
+        return makeGateway(yield* ChatModel, yield* TokenCount, policy, Option.getOrUndefined(grounding))
       })
     ).pipe(Layer.provide(TokenCount.layer))
 }
 
-const makeGateway = (model: ChatModel["Service"], tokens: TokenCount["Service"], policy: ValidationPolicy): ChatGateway["Service"] => {
-  const completeOnce = (request: ChatRequest) =>
-    request.n > 1 && !model.supportsN(request.model) ? fanOutComplete(request, model.complete) : model.complete(request)
-  const streamOnce = (request: ChatRequest) =>
-    request.n > 1 && !model.supportsN(request.model) ? fanOutStream(request, model.stream) : model.stream(request)
+/** Per request: the sources found so far and how the tool loop went. */
+interface GroundedRun {
+  readonly plan: GroundingPlan
+  readonly query: string
+  readonly registry: SourceRegistry
+  readonly retrieval: Retrieval | undefined
+  readonly loop: LoopState
+  /** What the model gets. */
+  readonly request: ChatRequest
+}
+
+const isoDay = (millis: number) => new Date(millis).toISOString().slice(0, 10)
+
+const makeGateway = (
+  model: ChatModel["Service"],
+  tokens: TokenCount["Service"],
+  policy: ValidationPolicy,
+  grounding: Grounding["Service"] | undefined
+): ChatGateway["Service"] => {
+  const settings = grounding?.settings ?? defaultGroundingSettings
+  const hasModel = (name: string) => model.hasModel?.(name) ?? true
+  // Server tools are set only on grounded requests; every choice then runs its own tool loop.
+  const loops = new WeakMap<ChatRequest, GroundedRun>()
+  const completeOnce = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
+    const run = loops.get(request)
+    if (run !== undefined && grounding !== undefined && (request.serverTools?.length ?? 0) > 0) {
+      const loop = loopComplete({ grounding, registry: run.registry, maxRounds: settings.maxToolRounds, state: run.loop }, model.complete)
+      return request.n > 1 ? fanOutComplete(request, loop) : loop(request)
+    }
+    return request.n > 1 && !model.supportsN(request.model) ? fanOutComplete(request, model.complete) : model.complete(request)
+  }
+  const streamOnce = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => {
+    const run = loops.get(request)
+    if (run !== undefined && grounding !== undefined && (request.serverTools?.length ?? 0) > 0) {
+      const loop = loopStream({ grounding, registry: run.registry, maxRounds: settings.maxToolRounds, state: run.loop }, model.stream)
+      return request.n > 1 ? fanOutStream(request, loop) : loop(request)
+    }
+    return request.n > 1 && !model.supportsN(request.model) ? fanOutStream(request, model.stream) : model.stream(request)
+  }
+
+  /** Plans, searches and builds the model's request; undefined when the request is not grounded. */
+  const prepare = Effect.fnUntraced(function*(request: ChatRequest): Effect.fn.Return<GroundedRun | undefined, ChatModelError> {
+    const plan = planOf(request, settings, hasModel)
+    if (plan === undefined) return undefined
+    if (plan instanceof ChatModelError) return yield* plan
+    if (grounding === undefined) {
+      return yield* new ChatModelError({ reason: "invalid_request", param: "web_search_options", message: "web_search_options: web search is not configured on this server" })
+    }
+    const query = queryOf(request.messages)
+    const registry = new SourceRegistry()
+    const retrieval = plan.search && query !== "" ? yield* grounding.retrieve(query, plan.size, request.web_search_options, registry) : undefined
+    const today = isoDay(yield* Clock.currentTimeMillis)
+    const modelRequest = groundedRequest(request, plan, query, registry, retrieval, today)
+    const run: GroundedRun = { plan, query, registry, retrieval, loop: { rounds: 0, limitReached: false, calls: 0 }, request: modelRequest }
+    loops.set(modelRequest, run)
+    return run
+  })
 
   /**
    * Applies the policy to one finished output; may ask the model again.
@@ -85,6 +148,8 @@ const makeGateway = (model: ChatModel["Service"], tokens: TokenCount["Service"],
   })
 
   const complete = Effect.fn("ChatGateway.complete")(function*(request: ChatRequest): Effect.fn.Return<GatewayResult, ChatModelError> {
+    const run = yield* prepare(request)
+    if (run !== undefined) return yield* completeGrounded(request, run)
     const checks = checksOf(request)
     const first = yield* completeOnce(request)
     // Nothing to validate (no tools, no JSON format, no tool calls) and usage reported: only stops apply.
@@ -112,9 +177,22 @@ const makeGateway = (model: ChatModel["Service"], tokens: TokenCount["Service"],
     return { model: first.model, choices, usage }
   })
 
+  /** The answer names the model as asked (`x:online` included); citations verified last, after stops and validation. */
+  const completeGrounded = Effect.fnUntraced(function*(asked: ChatRequest, run: GroundedRun): Effect.fn.Return<GatewayResult, ChatModelError> {
+    const settled = yield* settleAll(run.request, checksOf(run.request), yield* completeOnce(run.request))
+    const cited = citeChoices(settled.choices, run.registry)
+    return {
+      model: asked.model,
+      choices: cited.choices,
+      usage: settled.usage,
+      search_results: run.registry.sources.map((s) => ({ title: s.title, url: s.url, snippet: s.snippet, date: s.date })),
+      periscope_grounding: reportOf(run.plan, run.query, run.registry, run.retrieval, run.loop, cited.removed)
+    }
+  })
+
   // No span around the stream: Stream.withSpan costs about 1 µs per chunk (measured on a bare
   // stream); the backend's opening of the stream is traced (OpenAiUpstream.stream, GroundedModel.stream).
-  const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
+  const guarded = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
     Stream.suspend(() => {
       const guard = new StreamGuard(request, checksOf(request), policy, settle, tokens)
       return streamOnce(request).pipe(
@@ -124,6 +202,18 @@ const makeGateway = (model: ChatModel["Service"], tokens: TokenCount["Service"],
         Stream.flattenIterable
       )
     })
+
+  /** Retrieval happens before the first chunk; then the guarded stream, then the citation step. */
+  const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
+    Stream.unwrap(Effect.map(prepare(request), (run) => {
+      if (run === undefined) return guarded(request)
+      const pass = new CitationPass(run.registry, (removed) => reportOf(run.plan, run.query, run.registry, run.retrieval, run.loop, removed))
+      return guarded(run.request).pipe(
+        Stream.map((chunk) => pass.push(chunk)),
+        Stream.flattenIterable,
+        Stream.concat(Stream.sync(() => pass.end()))
+      )
+    }))
 
   return ChatGateway.of({ models: model.models, defaultModel: model.defaultModel, complete, stream })
 }

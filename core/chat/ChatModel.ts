@@ -15,6 +15,8 @@ export class ChatModel extends Context.Service<ChatModel, {
   readonly defaultModel: string
   /** Whether the backend answers n > 1 itself for this model; otherwise the pipeline fans out. */
   readonly supportsN: (model: string) => boolean
+  /** Whether a model name is served (the gateway reads `x:online` as `x` only when `x:online` is not); absent: any name. */
+  readonly hasModel?: ((model: string) => boolean) | undefined
   complete(request: ChatRequest): Effect.Effect<ChatResult, ChatModelError>
   stream(request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError>
 }>()("periscope/chat/ChatModel") {}

@@ -115,18 +115,58 @@ export const ToolDefinition = Schema.Struct({
 }).annotate({ message: "must be a tool object {type:\"function\", function:{name, ...}}" })
 export type ToolDefinition = typeof ToolDefinition.Type
 
-const Tools = Schema.Array(ToolDefinition).annotate({ message: `must be an array of at most ${MAX_TOOLS} tools` }).check(
+/** Tools the gateway runs itself (grounding): offered to the model as functions, never sent back to the client. */
+export const SERVER_TOOLS = ["web_search", "web_fetch"] as const
+export type ServerTool = typeof SERVER_TOOLS[number]
+
+const toolTypeRule = "must be \"function\", \"web_search\" or \"web_fetch\""
+/** A tool as sent: a client function, or a server tool `{type: "web_search"}` / `{type: "web_fetch"}`. */
+const ToolEntry = Schema.Struct({
+  type: Schema.Literals(["function", ...SERVER_TOOLS]).annotate({ message: toolTypeRule }).pipe(
+    Schema.withDecodingDefaultKey(Effect.succeed("function" as const))
+  ),
+  function: optionalKey(FunctionDefinition)
+}).annotate({ message: "must be a tool object {type:\"function\", function:{name, ...}} or {type:\"web_search\"} or {type:\"web_fetch\"}" }).check(
+  Schema.makeFilter((tool) =>
+    tool.type === "function" && tool.function === undefined ? { path: ["function"], issue: "is required for type function" } : undefined
+  )
+)
+type ToolEntry = typeof ToolEntry.Type
+
+const functionName = (tool: ToolEntry): string | undefined => (tool.type === "function" ? tool.function?.name : undefined)
+
+const Tools = Schema.Array(ToolEntry).annotate({ message: `must be an array of at most ${MAX_TOOLS} tools` }).check(
   Schema.isMaxLength(MAX_TOOLS, { message: `must be an array of at most ${MAX_TOOLS} tools` }),
-  Schema.makeFilter((tools: ReadonlyArray<ToolDefinition>) => {
+  Schema.makeFilter((tools: ReadonlyArray<ToolEntry>) => {
     const seen = new Set<string>()
     for (let i = 0; i < tools.length; i++) {
-      const name = tools[i]!.function.name
+      const name = functionName(tools[i]!)
+      if (name === undefined) continue
       if (seen.has(name)) return { path: [i, "function", "name"], issue: `duplicates the tool name ${JSON.stringify(name)}` }
+      if ((SERVER_TOOLS as ReadonlyArray<string>).includes(name) && tools.some((t) => t.type === name))
+        return { path: [i, "function", "name"], issue: `is the name of the server tool ${name} also requested` }
       seen.add(name)
     }
     return undefined
   })
 )
+
+// --- web search options (grounding) -------------------------------------------
+
+export const SEARCH_CONTEXT_SIZES = ["low", "medium", "high"] as const
+export type SearchContextSize = typeof SEARCH_CONTEXT_SIZES[number]
+
+const locationText = optionalKey(ruledString("must be a string"))
+/** OpenAI's `web_search_options`: how much to retrieve, and where the user is (passed to the model as context). */
+export const WebSearchOptions = Schema.Struct({
+  search_context_size: optionalKey(Schema.Literals(SEARCH_CONTEXT_SIZES).annotate({ message: "must be low, medium or high" })),
+  user_location: optionalKey(Schema.NullOr(Schema.Struct({
+    type: Schema.Literal("approximate").annotate({ message: "must be \"approximate\"" }),
+    approximate: Schema.Struct({ city: locationText, country: locationText, region: locationText, timezone: locationText })
+      .annotate({ message: "must be an object {city?, country?, region?, timezone?}" })
+  }).annotate({ message: "must be an object {type:\"approximate\", approximate:{city?, country?, region?, timezone?}}" })))
+}).annotate({ message: "must be an object {search_context_size?, user_location?}" })
+export type WebSearchOptions = typeof WebSearchOptions.Type
 
 const ToolChoice = Schema.Union([
   Schema.Literals(["none", "auto", "required"]),
@@ -200,34 +240,66 @@ export const ChatCompletionRequest = Schema.Struct({
   tool_choice: optionalKey(ToolChoice),
   parallel_tool_calls: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   seed: optionalKey(ruledNumber("must be an integer", { integer: true })),
-  user: optionalKey(ruledString("must be a string"))
+  user: optionalKey(ruledString("must be a string")),
+  web_search_options: optionalKey(WebSearchOptions)
 }).annotate({ identifier: "ChatCompletionRequest", message: "must be a JSON object with messages and model" }).check(
   Schema.makeFilter((r) => {
     const choice = r.tool_choice
     if (choice !== undefined && typeof choice === "object") {
-      const names = r.tools?.map((t) => t.function.name) ?? []
+      const names = r.tools?.map(functionName) ?? []
       if (!names.includes(choice.function.name))
         return { path: ["tool_choice", "function", "name"], issue: `names no tool in tools (${JSON.stringify(choice.function.name)})` }
     }
-    if (choice === "required" && (r.tools === undefined || r.tools.length === 0))
+    if (choice === "required" && (r.tools === undefined || !r.tools.some((t) => t.type === "function")))
       return { path: ["tool_choice"], issue: "is \"required\" but no tools are given" }
     return undefined
   })
 )
 export type ChatCompletionRequest = typeof ChatCompletionRequest.Type
 
+/** A numbered source given to the model; its number is what the answer cites as `[k]`. */
+export interface GroundingSource {
+  readonly number: number
+  readonly title: string
+  readonly url: string
+  readonly snippet: string
+  readonly date: string | null
+  /** What the model reads: the fetched page's text when it was fetched, else the snippet. */
+  readonly text: string
+}
+
+/** What grounding hands a model beside the messages (the built-in grounded model reads it). */
+export interface GroundingInput {
+  readonly query: string
+  readonly sources: ReadonlyArray<GroundingSource>
+}
+
 /**
  * The request every backend receives: the decoded body with the model
- * resolved and one `max_tokens` (max_completion_tokens folded in).
+ * resolved, one `max_tokens` (max_completion_tokens folded in), and only the
+ * client's function tools in `tools` (server tools are in `serverTools`).
  */
-export interface ChatRequest extends Omit<ChatCompletionRequest, "model" | "max_tokens" | "max_completion_tokens"> {
+export interface ChatRequest extends Omit<ChatCompletionRequest, "model" | "max_tokens" | "max_completion_tokens" | "tools"> {
   readonly model: string
   readonly max_tokens: number
+  readonly tools?: ReadonlyArray<ToolDefinition>
+  /** Server tools asked for in `tools` ({type: "web_search"} and {type: "web_fetch"}). */
+  readonly serverTools?: ReadonlyArray<ServerTool>
+  /** Set by the gateway when the request is grounded: the sources the model was given. */
+  readonly grounding?: GroundingInput
 }
 
 export const toChatRequest = (body: ChatCompletionRequest, model: string): ChatRequest => {
-  const { max_completion_tokens, max_tokens, model: _model, ...rest } = body
-  return { ...rest, model, max_tokens: max_tokens ?? max_completion_tokens ?? chatDefaults.max_tokens }
+  const { max_completion_tokens, max_tokens, model: _model, tools, ...rest } = body
+  const request: ChatRequest = { ...rest, model, max_tokens: max_tokens ?? max_completion_tokens ?? chatDefaults.max_tokens }
+  if (tools === undefined) return request
+  const functions: Array<ToolDefinition> = []
+  const server: Array<ServerTool> = []
+  for (const tool of tools) {
+    if (tool.type === "function") functions.push({ type: "function", function: tool.function! })
+    else if (!server.includes(tool.type)) server.push(tool.type)
+  }
+  return { ...request, ...(functions.length > 0 || server.length === 0 ? { tools: functions } : {}), ...(server.length > 0 ? { serverTools: server } : {}) }
 }
 
 /** The text of a message's content: parts joined, images left out. */

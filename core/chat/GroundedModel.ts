@@ -1,24 +1,22 @@
 /**
- * `periscope-grounded`: a model that needs no upstream. It answers the last
- * user message from the local search index, quoting the top passages with
- * their links; reasoning_content says what was searched. It retrieves and
- * quotes, it does not generate. It streams like any model, honours
- * max_tokens (finish_reason length) and n, never calls a tool, and leaves
- * stop sequences to the gateway like every backend.
+ * `periscope-grounded`: a model that needs no upstream. The gateway grounds every request to
+ * it (the same path as `web_search_options` and `:online`: FederatedSearch, numbered sources);
+ * it quotes the sources it was given, each cited as `[k]`, so its answers carry the same
+ * annotations and search_results as any grounded answer. reasoning_content says what was
+ * searched. It retrieves and quotes, it does not generate. It streams like any model, honours
+ * max_tokens (finish_reason length) and n, never calls a tool, and leaves stop sequences to
+ * the gateway like every backend.
  */
 import { Effect, Stream } from "effect"
-import type { WebSearchData } from "../search/SearchResult.ts"
-import type { WebSearch } from "../search/WebSearch.ts"
 import type { ChatChoice, ChatChunk, ChatResult, ModelInfo } from "./ChatCompletion.ts"
-import { ChatModelError } from "./ChatError.ts"
+import type { ChatModelError } from "./ChatError.ts"
 import type { ChatModel } from "./ChatModel.ts"
-import { type ChatRequest, contentText } from "./ChatRequest.ts"
+import type { ChatRequest, GroundingSource } from "./ChatRequest.ts"
 import { finishReasonOf } from "./FinishReason.ts"
-import { TokenCount } from "./TokenCount.ts"
+import type { TokenCount } from "./TokenCount.ts"
 
 export const GROUNDED_MODEL = "periscope-grounded"
-const PASSAGES = 3
-const MAX_QUERY_LENGTH = 1000
+const QUOTE_CHARS = 300
 
 interface Answer {
   readonly content: string
@@ -27,26 +25,28 @@ interface Answer {
   readonly truncated: boolean
 }
 
-const lastUserText = (request: ChatRequest): string => {
-  for (let i = request.messages.length - 1; i >= 0; i--) {
-    const message = request.messages[i]!
-    if (message.role === "user") return contentText(message.content).replace(/\s+/g, " ").trim().slice(0, MAX_QUERY_LENGTH)
-  }
-  return ""
+const quoteOf = (source: GroundingSource): string => {
+  const text = source.snippet.trim() === "" ? source.text : source.snippet
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length <= QUOTE_CHARS ? flat : `${flat.slice(0, QUOTE_CHARS).replace(/\s\S*$/, "")}...`
 }
 
-const compose = (query: string, data: WebSearchData): { content: string; reasoning: string } => {
-  const top = data.organic.slice(0, PASSAGES)
-  if (top.length === 0) {
+const compose = (request: ChatRequest): { content: string; reasoning: string } => {
+  const grounding = request.grounding
+  if (grounding === undefined || grounding.query === "") {
+    return { content: "There is no user message to search for.", reasoning: "No user message: nothing was searched." }
+  }
+  const { query, sources } = grounding
+  if (sources.length === 0) {
     return {
-      content: `The local index has nothing on "${query}".`,
-      reasoning: `Searched the local index for "${query}": no results. This model retrieves and quotes; it does not generate.`
+      content: `The search found nothing on "${query}".`,
+      reasoning: `Searched for "${query}": no results. This model retrieves and quotes; it does not generate.`
     }
   }
-  const quotes = top.map((r, i) => `${i + 1}. ${r.title}\n   "${r.snippet}"\n   Source: ${r.link}`).join("\n\n")
+  const quotes = sources.map((s, i) => `${i + 1}. ${s.title || s.url}: "${quoteOf(s)}" [${s.number}]`).join("\n\n")
   return {
-    content: `From the local index, on "${query}":\n\n${quotes}`,
-    reasoning: `Searched the local index for "${query}": ${data.organic.length} results; quoting the top ${top.length}. This model retrieves and quotes; it does not generate.`
+    content: `From the sources found for "${query}":\n\n${quotes}`,
+    reasoning: `Searched for "${query}": ${sources.length} sources; quoting each. This model retrieves and quotes; it does not generate.`
   }
 }
 
@@ -54,18 +54,11 @@ const finishOf = (answer: Answer) => finishReasonOf({ reported: answer.truncated
 
 const splitWords = (text: string): Array<string> => text.match(/\S+\s*|\s+/g) ?? []
 
-/** `tokens` counts max_tokens and usage. */
-export const makeGroundedModel = (web: WebSearch["Service"], tokens: TokenCount["Service"]): ChatModel["Service"] => {
+/** `tokens` counts max_tokens and usage. The sources come with the request (`request.grounding`). */
+export const makeGroundedModel = (tokens: TokenCount["Service"]): ChatModel["Service"] => {
   const answer = Effect.fnUntraced(function*(request: ChatRequest): Effect.fn.Return<Answer, ChatModelError> {
-    const query = lastUserText(request)
     const { count, truncate } = yield* tokens.encoding
-    if (query === "") {
-      return { content: "There is no user message to search for.", reasoning: "No user message: nothing was searched.", truncated: false }
-    }
-    const data = yield* web.search({ keywords: query, num: 10 }).pipe(
-      Effect.mapError((e) => new ChatModelError({ reason: "unavailable", message: `the local index could not answer: ${e.message}` }))
-    )
-    const { content, reasoning } = compose(query, data)
+    const { content, reasoning } = compose(request)
     // max_tokens bounds what is generated: the reasoning comes first, then the content; a cut answer reports length.
     const budget = request.max_tokens
     const reasoningTokens = count(reasoning)
@@ -107,5 +100,5 @@ export const makeGroundedModel = (web: WebSearch["Service"], tokens: TokenCount[
   const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => Stream.unwrap(open(request))
 
   const info: ModelInfo = { id: GROUNDED_MODEL, object: "model", created: 0, owned_by: "periscope" }
-  return { models: Effect.succeed([info]), defaultModel: GROUNDED_MODEL, supportsN: () => true, complete, stream }
+  return { models: Effect.succeed([info]), defaultModel: GROUNDED_MODEL, supportsN: () => true, hasModel: (m) => m === GROUNDED_MODEL, complete, stream }
 }

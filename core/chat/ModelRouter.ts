@@ -140,6 +140,7 @@ export const makeModelRouter = (client: UpstreamClient["Service"], options: Rout
   return {
     models: Effect.succeed(infos),
     defaultModel,
+    hasModel: (model) => builtins.has(model) || routes.has(model),
     supportsN: (model) => builtins.get(model)?.supportsN(model) ?? routes.get(model)?.targets.every((t) => t.target.supportsN) ?? true,
     complete,
     stream

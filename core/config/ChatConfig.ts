@@ -71,6 +71,33 @@ export const ModelRouteConfig = Schema.Struct({
 }).annotate({ message: "must be a model {name, aliases?, targets}" })
 export type ModelRouteConfig = typeof ModelRouteConfig.Type
 
+const sizeRule = "must be low, medium or high"
+const perSize = (rule: string, min: number, max: number) =>
+  Schema.Struct({
+    low: optionalKey(ruledNumber(rule, { integer: true, min, max })),
+    medium: optionalKey(ruledNumber(rule, { integer: true, min, max })),
+    high: optionalKey(ruledNumber(rule, { integer: true, min, max }))
+  }).annotate({ message: "must be an object {low?, medium?, high?}" })
+
+/** Grounded chat (web_search_options, `:online`, server tools); defaults in core/chat/Grounding.ts. */
+export const GroundingConfig = Schema.Struct({
+  /** search_context_size of grounded requests that give none (default medium). */
+  contextSize: optionalKey(Schema.Literals(["low", "medium", "high"]).annotate({ message: sizeRule })),
+  /** Sources given to the model per size (default 3 / 5 / 8). */
+  maxResults: optionalKey(perSize("must be an integer from 1 to 20", 1, 20)),
+  /** Top pages read whole through webFetch per size (default 0 / 2 / 4; 0: snippets only). */
+  fetchTopPages: optionalKey(perSize("must be an integer from 0 to 20", 0, 20)),
+  /** Characters of a read page given to the model (default 4000). */
+  pageChars: optionalKey(ruledNumber("must be an integer from 200 to 100000", { integer: true, min: 200, max: 100_000 })),
+  /** The whole retrieval, search and page reads (default 8000). */
+  deadlineMs: optionalKey(ruledNumber("must be an integer from 100 to 120000", { integer: true, min: 100, max: 120_000 })),
+  /** Rounds of server tool calls per answer (default 3). */
+  maxToolRounds: optionalKey(ruledNumber("must be an integer from 0 to 10", { integer: true, min: 0, max: 10 })),
+  /** Offer web_search and web_fetch to the model on every request (default false). */
+  serverTools: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" }))
+}).annotate({ message: "must be an object {contextSize?, maxResults?, fetchTopPages?, pageChars?, deadlineMs?, maxToolRounds?, serverTools?}" })
+export type GroundingConfig = typeof GroundingConfig.Type
+
 export const ChatConfig = Schema.Struct({
   upstreams: optionalKey(Schema.Record(Schema.String, UpstreamConfig).annotate({ message: "must be an object of named upstreams" })),
   models: optionalKey(Schema.Array(ModelRouteConfig).annotate({ message: "must be an array of models" })),
@@ -78,6 +105,7 @@ export const ChatConfig = Schema.Struct({
   defaultModel: optionalKey(ModelName),
   /** Serve the built-in periscope-grounded model (default true). */
   grounded: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
+  grounding: optionalKey(GroundingConfig),
   validation: optionalKey(Schema.Struct({
     policy: Schema.Literals(["pass", "repair", "retry"]).annotate({ message: "must be pass, repair or retry" }),
     retries: optionalKey(ruledNumber("must be an integer from 0 to 10", { integer: true, min: 0, max: 10 }))

@@ -1,0 +1,167 @@
+/**
+ * Retrieval for grounded chat: the configured web search (FederatedSearch: the local index
+ * fused with the upstream providers) asked once per request, the sources chosen by
+ * `selectSources`, and for medium and high context the top pages read through WebFetch.
+ * The whole retrieval has one deadline: a page not read by then keeps its snippet, a search
+ * not answered by then leaves the model without sources (and says so). It never fails the
+ * request: a failed search is reported in the answer's `periscope_grounding`.
+ *
+ * It also runs the server tools (web_search, web_fetch) the model calls; their results are
+ * numbered in the same registry, so citations of them are verified the same way.
+ * Interrupting any of it (the client went away) interrupts the search and the fetches.
+ */
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import { FederatedSearch } from "../search/FederatedSearch.ts"
+import type { FederatedQuery } from "../search/SearchOptions.ts"
+import { WebFetch } from "../search/WebFetch.ts"
+import type { GroundingSource, SearchContextSize, WebSearchOptions } from "./ChatRequest.ts"
+import { DEFAULT_FETCH_TOP_PAGES, DEFAULT_MAX_RESULTS, formatSource, selectSources, type SourceHit, type SourceRegistry } from "./GroundingSources.ts"
+
+export interface GroundingSettings {
+  /** Used when a grounded request names no search_context_size. */
+  readonly contextSize: SearchContextSize
+  readonly maxResults: Readonly<Record<SearchContextSize, number>>
+  /** Top pages read whole per size (0: snippets only). */
+  readonly fetchTopPages: Readonly<Record<SearchContextSize, number>>
+  /** Characters of a read page the model is given. */
+  readonly pageChars: number
+  /** The whole retrieval (search and page reads). */
+  readonly deadlineMs: number
+  /** Rounds of server tool calls before the gateway stops the loop. */
+  readonly maxToolRounds: number
+  /** Offer web_search and web_fetch to the model on every request. */
+  readonly serverTools: boolean
+}
+
+export const defaultGroundingSettings: GroundingSettings = {
+  contextSize: "medium",
+  maxResults: DEFAULT_MAX_RESULTS,
+  fetchTopPages: DEFAULT_FETCH_TOP_PAGES,
+  pageChars: 4_000,
+  deadlineMs: 8_000,
+  maxToolRounds: 3,
+  serverTools: false
+}
+
+/** How the retrieval went, shown in `periscope_grounding.retrieval`. */
+export type RetrievalStatus = "ok" | "no_results" | "timeout" | "failed"
+
+export interface Retrieval {
+  readonly query: string
+  readonly size: SearchContextSize
+  readonly status: RetrievalStatus
+  /** Why search failed or timed out, for the note. */
+  readonly detail?: string
+  /** Pages read whole (the others were given as snippets). */
+  readonly pagesRead: number
+}
+
+const MAX_QUERY = 400
+/** Results a web_search tool call returns to the model. */
+const TOOL_RESULTS = 5
+
+export class Grounding extends Context.Service<Grounding, {
+  readonly settings: GroundingSettings
+  /** Searches for the query and numbers the chosen sources in `registry`. Never fails. */
+  retrieve(query: string, size: SearchContextSize, options: WebSearchOptions | undefined, registry: SourceRegistry): Effect.Effect<Retrieval>
+  /** The text a web_search call returns to the model (sources numbered in `registry`). */
+  webSearch(query: string, registry: SourceRegistry): Effect.Effect<string>
+  /** The text a web_fetch call returns to the model; the page is numbered in `registry`. */
+  webFetch(url: string, registry: SourceRegistry): Effect.Effect<string>
+}>()("periscope/chat/Grounding") {
+  /** Over FederatedSearch; pages are read when a WebFetch service is there, else snippets are given. */
+  static readonly layer = (settings: GroundingSettings = defaultGroundingSettings): Layer.Layer<Grounding, never, FederatedSearch> =>
+    Layer.effect(
+      Grounding,
+      Effect.gen(function*() {
+        const search = yield* FederatedSearch
+        const fetcher = yield* Effect.serviceOption(WebFetch)
+        return makeGrounding(settings, search, Option.getOrUndefined(fetcher))
+      })
+    )
+}
+
+const regionOf = (options: WebSearchOptions | undefined): string | undefined => {
+  const country = options?.user_location?.approximate.country
+  return country !== undefined && /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : undefined
+}
+
+const makeGrounding = (
+  settings: GroundingSettings,
+  search: FederatedSearch["Service"],
+  fetcher: WebFetch["Service"] | undefined
+): Grounding["Service"] => {
+  const searchHits = (query: FederatedQuery) =>
+    Effect.map(search.web(query), (answer): ReadonlyArray<SourceHit> => answer.data.organic)
+
+  /** A page's text for the model, or undefined when it could not be read in time. */
+  const readPage = (url: string, timeoutMs: number) =>
+    fetcher === undefined || timeoutMs <= 0
+      ? Effect.succeed(undefined)
+      : fetcher.fetch({ url, format: "markdown", maxChars: settings.pageChars }).pipe(
+        Effect.timeoutOption(timeoutMs),
+        Effect.map(Option.getOrUndefined),
+        Effect.catch(() => Effect.succeed(undefined))
+      )
+
+  const retrieve = Effect.fn("Grounding.retrieve")(function*(
+    query: string,
+    size: SearchContextSize,
+    options: WebSearchOptions | undefined,
+    registry: SourceRegistry
+  ): Effect.fn.Return<Retrieval> {
+    const started = yield* Clock.currentTimeMillis
+    const count = settings.maxResults[size]
+    const region = regionOf(options)
+    const found = yield* searchHits({ keywords: query.slice(0, MAX_QUERY), num: Math.min(100, count * 2), ...(region === undefined ? {} : { region }) }).pipe(
+      Effect.timeoutOption(settings.deadlineMs),
+      Effect.result
+    )
+    if (found._tag === "Failure") return { query, size, status: "failed", detail: found.failure.message, pagesRead: 0 }
+    if (found.success._tag === "None") return { query, size, status: "timeout", detail: `no search answer within ${settings.deadlineMs} ms`, pagesRead: 0 }
+    const chosen = selectSources(found.success.value, count)
+    if (chosen.length === 0) return { query, size, status: "no_results", pagesRead: 0 }
+    const left = settings.deadlineMs - ((yield* Clock.currentTimeMillis) - started)
+    const reads = Math.min(settings.fetchTopPages[size], chosen.length)
+    const texts = yield* Effect.forEach(chosen.slice(0, reads), (hit) => readPage(hit.link, left), { concurrency: "unbounded" })
+    let pagesRead = 0
+    chosen.forEach((hit, i) => {
+      const page = texts[i]
+      if (page !== undefined && page.content.trim() !== "") pagesRead++
+      registry.add(
+        { ...hit, title: hit.title || (page?.title ?? ""), date: hit.date ?? page?.date ?? null },
+        page !== undefined && page.content.trim() !== "" ? page.content : undefined
+      )
+    })
+    return { query, size, status: "ok", pagesRead }
+  })
+
+  const webSearch = Effect.fn("Grounding.webSearch")(function*(query: string, registry: SourceRegistry): Effect.fn.Return<string> {
+    const q = query.replace(/\s+/g, " ").trim().slice(0, MAX_QUERY)
+    if (q === "") return "web_search needs a non-empty query."
+    const found = yield* searchHits({ keywords: q, num: TOOL_RESULTS * 2 }).pipe(Effect.timeoutOption(settings.deadlineMs), Effect.result)
+    if (found._tag === "Failure") return `The search failed: ${found.failure.message}`
+    if (found.success._tag === "None") return `The search gave no answer within ${settings.deadlineMs} ms.`
+    const sources = selectSources(found.success.value, TOOL_RESULTS).map((hit) => registry.add(hit))
+    if (sources.length === 0) return `No results for "${q}".`
+    return `Results for "${q}"; cite them by number as [k]:\n\n${sources.map(formatSnippet).join("\n\n")}`
+  })
+
+  const webFetch = Effect.fn("Grounding.webFetch")(function*(url: string, registry: SourceRegistry): Effect.fn.Return<string> {
+    if (fetcher === undefined) return "web_fetch is not available on this server."
+    const page = yield* fetcher.fetch({ url, format: "markdown", maxChars: settings.pageChars }).pipe(
+      Effect.timeoutOption(settings.deadlineMs),
+      Effect.result
+    )
+    if (page._tag === "Failure") return `The page could not be fetched: ${page.failure.message}`
+    if (page.success._tag === "None") return `The page gave no answer within ${settings.deadlineMs} ms.`
+    const p = page.success.value
+    const source = registry.add({ title: p.title, link: p.url, snippet: p.content.slice(0, 300), date: p.date }, p.content)
+    return `Page fetched; cite it as [${source.number}]:\n\n${formatSource(source)}`
+  })
+
+  return Grounding.of({ settings, retrieve, webSearch, webFetch })
+}
+
+const formatSnippet = (source: GroundingSource): string =>
+  `[${source.number}] ${source.title || source.url}\nURL: ${source.url}\nDate: ${source.date ?? "unknown"}\n${source.snippet}`

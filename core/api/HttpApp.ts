@@ -18,6 +18,7 @@ import { Authorization } from "./Authorization.ts"
 import { ChatHandlers } from "./ChatHandlers.ts"
 import { ErrorBoundary } from "./ErrorBoundary.ts"
 import { HealthHandlers, MetaHandlers } from "./MetaHandlers.ts"
+import { PlaygroundRoutes } from "./Playground.ts"
 import { SearchHandlers } from "./SearchHandlers.ts"
 
 /** Everything the routes and the embed library need: the search services (local and federated), the chat gateway, keys and limits. */
@@ -28,6 +29,7 @@ export const PeriscopeRoutes = Layer.mergeAll(
     Layer.provide([SearchHandlers, ChatHandlers, MetaHandlers, HealthHandlers]),
     Layer.provide(Authorization.layer)
   ),
+  PlaygroundRoutes,
   ErrorBoundary
 )
 

@@ -19,6 +19,7 @@ import { appLayer } from "../../core/app/Application.ts"
 import { setupKeys } from "../../core/app/KeySetup.ts"
 import { searchChoiceOf } from "../../core/app/SearchBackend.ts"
 import { loadSettings } from "../../core/config/Settings.ts"
+import { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
 
 /** Deno's file reads as Effect's FileSystem: all the application reads is config, keys and snapshot files. */
 const denoError = (method: string, path: string) => (cause: unknown) =>
@@ -36,7 +37,8 @@ const denoFileSystem = FileSystem.layerNoop({
   exists: (path) => Effect.promise(() => Deno.stat(path).then(() => true, () => false))
 })
 
-const platform = Layer.mergeAll(denoFileSystem, FetchHttpClient.layer)
+// webFetch on fetch: private addresses refused by name and literal (PageFetcher.layerFetch says what that misses).
+const platform = Layer.mergeAll(denoFileSystem, FetchHttpClient.layer, PageFetcher.layerFetch())
 
 const startup = Effect.gen(function*() {
   const settings = yield* loadSettings

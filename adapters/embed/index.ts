@@ -31,6 +31,7 @@ import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.
 import { ChatModel } from "../../core/chat/ChatModel.ts"
 import { ChatCompletionRequest } from "../../core/chat/ChatRequest.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
+import { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
 import { ImageSearch } from "../../core/search/ImageSearch.ts"
 import type { ImageResult, WebSearchData } from "../../core/search/SearchResult.ts"
 import { WebSearch } from "../../core/search/WebSearch.ts"
@@ -111,7 +112,7 @@ const searchChoiceOf = (search: PeriscopeOptions["search"]): SearchChoice => {
 }
 
 /** In-process there are no files to read: the caller hands over bytes and documents. */
-const embedPlatform = Layer.mergeAll(FileSystem.layerNoop({}), FetchHttpClient.layer)
+const embedPlatform = Layer.mergeAll(FileSystem.layerNoop({}), FetchHttpClient.layer, PageFetcher.layerFetch())
 
 const decodeSearch = makeBodyDecoder(SearchRequest)
 const decodeChat = makeBodyDecoder(ChatCompletionRequest)

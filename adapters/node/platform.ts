@@ -11,9 +11,11 @@ import { Effect, Layer, Queue, Stream } from "effect"
 import type { EngineHooks } from "../../core/app/SearchBackend.ts"
 import { SettingsError } from "../../core/config/Settings.ts"
 import type { Settings } from "./settings.ts"
+import { NodePageFetcher } from "./sources/crawl/NodePageFetcher.ts"
 import { ensureStarterIndex } from "./starterIndex.ts"
 
-export const nodePlatform = Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layerUndici)
+/** The PageFetcher (webFetch) checks the resolved address and connects to that one; what it may reach comes from the fetch config per request. */
+export const nodePlatform = Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layerUndici, NodePageFetcher.layer())
 
 /** One element per SIGHUP while the stream is consumed. */
 export const sighups: Stream.Stream<void> = Stream.callback<void>((queue) =>

@@ -9,6 +9,7 @@ import { ChatCompletionResponse, ModelList } from "../chat/ChatCompletion.ts"
 import { ChatCompletionRequest } from "../chat/ChatRequest.ts"
 import { ChatErrorBody, SearchErrorBody } from "./ApiError.ts"
 import { Authorization } from "./Authorization.ts"
+import { fetchErrorSchemas, FetchRequestBody, WebFetchResponse } from "./FetchWire.ts"
 import { ImageSearchResponse, SearchRequest, WebSearchResponse } from "./SearchWire.ts"
 
 const searchErrors = [400, 401, 413, 415, 429, 500, 502, 503, 504].map((status) =>
@@ -29,7 +30,12 @@ export class SearchGroup extends HttpApiGroup.make("search")
       payload: SearchRequest,
       success: ImageSearchResponse,
       error: searchErrors
-    }).annotateMerge(OpenApi.annotations({ summary: "Image search: keywords in, images out" }))
+    }).annotateMerge(OpenApi.annotations({ summary: "Image search: keywords in, images out" })),
+    HttpApiEndpoint.post("webFetch", "/api/search/webFetch", {
+      payload: FetchRequestBody,
+      success: WebFetchResponse,
+      error: fetchErrorSchemas
+    }).annotateMerge(OpenApi.annotations({ summary: "Web fetch: a URL in, the page's main content (Markdown, text or HTML) out" }))
   )
   .middleware(Authorization)
 {}

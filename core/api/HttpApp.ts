@@ -12,6 +12,7 @@ import type { RateLimits } from "../auth/RateLimits.ts"
 import type { ChatGateway } from "../chat/ChatGateway.ts"
 import type { FederatedSearch } from "../search/FederatedSearch.ts"
 import type { ImageSearch } from "../search/ImageSearch.ts"
+import type { WebFetch } from "../search/WebFetch.ts"
 import type { WebSearch } from "../search/WebSearch.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { Authorization } from "./Authorization.ts"
@@ -21,8 +22,8 @@ import { HealthHandlers, MetaHandlers } from "./MetaHandlers.ts"
 import { PlaygroundRoutes } from "./Playground.ts"
 import { SearchHandlers } from "./SearchHandlers.ts"
 
-/** Everything the routes and the embed library need: the search services (local and federated), the chat gateway, keys and limits. */
-export type AppServices = WebSearch | ImageSearch | FederatedSearch | ChatGateway | ApiKeys | RateLimits
+/** Everything the routes and the embed library need: the search services (local and federated), webFetch, the chat gateway, keys and limits. */
+export type AppServices = WebSearch | ImageSearch | FederatedSearch | ChatGateway | ApiKeys | RateLimits | WebFetch
 
 export const PeriscopeRoutes = Layer.mergeAll(
   HttpApiBuilder.layer(PeriscopeApi).pipe(

@@ -11,9 +11,12 @@ import { ServerOptions } from "../api/ServerOptions.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { KeyRecord } from "../auth/KeyRecord.ts"
 import { RateLimits } from "../auth/RateLimits.ts"
+import { GuardedWebFetch } from "../backends/GuardedWebFetch.ts"
 import { OpenAiUpstream } from "../backends/openai/OpenAiUpstream.ts"
 import type { ChatModel } from "../chat/ChatModel.ts"
+import { fetchSettingsOf } from "../config/FetchConfig.ts"
 import type { Settings, SettingsError } from "../config/Settings.ts"
+import type { PageFetcher } from "../ingest/crawl/PageFetcher.ts"
 import { chatGatewayLayer, chatModelLayer } from "./ChatStack.ts"
 import { type EngineHooks, federationLayer, resultCacheLayer, type SearchChoice, searchLayer } from "./SearchBackend.ts"
 
@@ -25,7 +28,8 @@ export interface AppOptions {
   readonly chatModel?: Layer.Layer<ChatModel>
 }
 
-export type Platform = FileSystem.FileSystem | HttpClient.HttpClient
+/** The PageFetcher is the guarded fetcher webFetch reads pages through (Node: pinned to the checked address). */
+export type Platform = FileSystem.FileSystem | HttpClient.HttpClient | PageFetcher
 
 export const appLayer = (
   settings: Settings,
@@ -38,8 +42,11 @@ export const appLayer = (
   const chat = settings.file.chat
   const model = options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide(OpenAiUpstream.layer))
   const federation = federationLayer(settings.file.search).pipe(Layer.provide([search, cache]))
+  const fetchSettings = fetchSettingsOf(settings.file.fetch)
+  const webFetch = GuardedWebFetch.layer(fetchSettings).pipe(Layer.provide(GuardedWebFetch.cacheLayer(fetchSettings)))
   return Layer.mergeAll(
     search,
+    webFetch,
     federation,
     // Grounded chat searches through the same federation.
     chatGatewayLayer(chat).pipe(Layer.provide([model, federation])),

@@ -7,6 +7,7 @@ import { Schema } from "effect"
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
 import { PROVIDER_KINDS } from "../search/SearchProvider.ts"
 import { ChatConfig } from "./ChatConfig.ts"
+import { FetchConfig } from "./FetchConfig.ts"
 
 const optionalKey = Schema.optionalKey
 
@@ -81,6 +82,8 @@ export const ConfigFile = Schema.Struct({
   /** Log one line per request (method, path, status, time). Default false. */
   logRequests: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   search: optionalKey(SearchConfig),
-  chat: optionalKey(ChatConfig)
+  chat: optionalKey(ChatConfig),
+  /** webFetch: address policy, limits, page cache (README: Fetch a page). */
+  fetch: optionalKey(FetchConfig)
 }).annotate({ message: "must be a JSON object" })
 export type ConfigFile = typeof ConfigFile.Type

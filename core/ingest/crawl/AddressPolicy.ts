@@ -5,6 +5,12 @@
  * `2130706433` are 127.0.0.1, and an IPv4-mapped IPv6 address
  * (`::ffff:127.0.0.1`, `::ffff:7f00:1`) is judged as the IPv4 host it reaches.
  * Pure: name resolution stays with the runtime (adapters/node/sources/crawl/AddressGuard.ts).
+ *
+ * The one policy for outbound requests whose address someone other than the operator
+ * chooses: the crawler (seeds, links, redirects) and webFetch (the caller's URL, every
+ * redirect, and the grounded chat's fetches), both through the PageFetcher. Upstreams the
+ * operator configures (search providers, chat models, a snapshot URL) are not judged: the
+ * operator chose them, and they often run on a private network (SearXNG or vLLM on the LAN).
  */
 
 type Range = readonly [network: ReadonlyArray<number>, prefix: number, kind: string]
@@ -40,11 +46,16 @@ const V6_RANGES: ReadonlyArray<Range> = [
   [v6(0, 0, 0, 0, 0, 0, 0, 1), 128, "loopback"],
   // IPv4-compatible (deprecated): no public host answers there.
   [v6(), 96, "reserved"],
+  // IPv4-translated (::ffff:0:a.b.c.d, SIIT): reaches an IPv4 host through a translator.
+  [v6(0, 0, 0, 0, 0xffff, 0), 96, "IPv4-translated"],
   [v6(0x64, 0xff9b), 96, "NAT64"],
+  [v6(0x64, 0xff9b, 1), 48, "NAT64"],
   [v6(0x100), 64, "discard"],
   [v6(0x2001, 0xdb8), 32, "documentation"],
   [v6(0xfc00), 7, "private"],
   [v6(0xfe80), 10, "link-local"],
+  // Site-local (deprecated, still routed inside some networks).
+  [v6(0xfec0), 10, "private"],
   [v6(0xff00), 8, "multicast"]
 ]
 
@@ -109,6 +120,11 @@ export const nonPublicKind = (ip: string): string | undefined => {
   if (family === 6 && bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) {
     bytes = bytes.slice(12)
     family = 4
+  }
+  // 6to4 (2002:AABB:CCDD::/48) carries the IPv4 address it tunnels to: judge that one too.
+  if (family === 6 && bytes[0] === 0x20 && bytes[1] === 0x02) {
+    const tunneled = nonPublicKind(bytes.slice(2, 6).join("."))
+    if (tunneled !== undefined) return `6to4 ${tunneled}`
   }
   for (const range of family === 4 ? V4_RANGES : V6_RANGES) if (inRange(bytes, range)) return range[2]
   return undefined

@@ -21,21 +21,37 @@ export interface PageRequest {
   readonly maxBytes: number
   /** Checked before the body is read. */
   readonly wanted: BodyGate
+  /**
+   * Hosts exempt from the address check for this request, or true for all; replaces the
+   * fetcher's own setting. Set from operator configuration only (webFetch's `fetch.allow*`),
+   * never from a caller's input.
+   */
+  readonly allow?: boolean | ReadonlyArray<string>
 }
 
 export type PageResponse =
-  | { readonly _tag: "Body"; readonly url: string; readonly status: number; readonly contentType: string; readonly body: Uint8Array }
+  | {
+    readonly _tag: "Body"
+    readonly url: string
+    readonly status: number
+    readonly contentType: string
+    readonly body: Uint8Array
+    /** The Last-Modified header, as sent, when there is one. */
+    readonly lastModified?: string
+  }
   | { readonly _tag: "Redirect"; readonly url: string; readonly status: number; readonly location: string }
 
 /**
  * Why a fetch gave no page: `refused` before any request (the address or scheme
  * may not be crawled), `rejected` by the body gate or a size limit, `failed` on
- * the way (network error, timeout, broken body).
+ * the way (network error, timeout, broken body). `limit` names the limit that
+ * ended it, when one did: the size limit (rejected) or the deadline (failed).
  */
 export class FetchFailure extends Schema.TaggedError<FetchFailure>()("FetchFailure", {
   reason: Schema.Literals(["refused", "rejected", "failed"]),
   url: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  limit: Schema.optional(Schema.Literals(["size", "time"]))
 }) {}
 
 export const HTTP_REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
@@ -51,7 +67,7 @@ export class PageFetcher extends Context.Service<PageFetcher, {
    * the Node adapter's fetcher, which checks the resolved address and connects to it.
    */
   static readonly layerFetch = (options: { readonly allow?: boolean | ReadonlyArray<string> } = {}) =>
-    Layer.succeed(PageFetcher, PageFetcher.of({ fetch: (request) => fetchPage(request, options.allow ?? false) }))
+    Layer.succeed(PageFetcher, PageFetcher.of({ fetch: (request) => fetchPage(request, request.allow ?? options.allow ?? false) }))
 }
 
 const refusal = (url: URL): string | undefined => {
@@ -68,7 +84,8 @@ const fetchPage = (request: PageRequest, allow: boolean | ReadonlyArray<string>)
   Effect.tryPromise({
     try: async (signal): Promise<PageResponse | FetchFailure> => {
       const target = request.url
-      const fail = (reason: FetchFailure["reason"], message: string) => new FetchFailure({ reason, url: target, message })
+      const fail = (reason: FetchFailure["reason"], message: string, limit?: "size" | "time") =>
+        new FetchFailure({ reason, url: target, message, ...(limit === undefined ? {} : { limit }) })
       let url: URL
       try {
         url = new URL(target)
@@ -103,7 +120,7 @@ const fetchPage = (request: PageRequest, allow: boolean | ReadonlyArray<string>)
         const declared = Number(response.headers.get("content-length"))
         if (verdict !== true || (Number.isFinite(declared) && declared > request.maxBytes && response.headers.get("content-encoding") === null)) {
           await response.body?.cancel()
-          return fail("rejected", verdict === true ? tooLarge : verdict)
+          return verdict === true ? fail("rejected", tooLarge, "size") : fail("rejected", verdict)
         }
         const chunks: Array<Uint8Array> = []
         let size = 0
@@ -115,7 +132,7 @@ const fetchPage = (request: PageRequest, allow: boolean | ReadonlyArray<string>)
           // Counted after decoding, so a compressed bomb is caught too.
           if (size > request.maxBytes) {
             await reader?.cancel()
-            return fail("rejected", tooLarge)
+            return fail("rejected", tooLarge, "size")
           }
           chunks.push(part.value)
         }
@@ -125,9 +142,10 @@ const fetchPage = (request: PageRequest, allow: boolean | ReadonlyArray<string>)
           body.set(chunk, at)
           at += chunk.byteLength
         }
-        return { _tag: "Body", url: target, status: response.status, contentType, body }
+        const lastModified = response.headers.get("last-modified")
+        return { _tag: "Body", url: target, status: response.status, contentType, body, ...(lastModified === null ? {} : { lastModified }) }
       } catch (error) {
-        if (timedOut) return fail("failed", `timed out after ${request.timeoutMs} ms`)
+        if (timedOut) return fail("failed", `timed out after ${request.timeoutMs} ms`, "time")
         return fail("failed", error instanceof Error ? error.message : String(error))
       } finally {
         clearTimeout(deadline)

@@ -25,8 +25,10 @@ const decoded = (response: IncomingMessage): Readable => {
 }
 
 const refused = (url: string, message: string) => new FetchFailure({ reason: "refused", url, message })
-const rejected = (url: string, message: string) => new FetchFailure({ reason: "rejected", url, message })
-const failed = (url: string, message: string) => new FetchFailure({ reason: "failed", url, message })
+const rejected = (url: string, message: string, limit?: "size") =>
+  new FetchFailure({ reason: "rejected", url, message, ...(limit === undefined ? {} : { limit }) })
+const failed = (url: string, message: string, limit?: "time") =>
+  new FetchFailure({ reason: "failed", url, message, ...(limit === undefined ? {} : { limit }) })
 
 type Outcome = PageResponse | FetchFailure
 
@@ -40,7 +42,7 @@ const guardedFetch = async (request: PageRequest, policy: AddressPolicy, signal:
     return failed(target, "not a valid URL")
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return refused(target, `${url.protocol} URLs are not crawled`)
-  const admission = await admit(policy, url)
+  const admission = await admit(request.allow === undefined ? policy : { ...policy, allow: request.allow }, url)
   if (admission._tag === "Refused") return refused(target, admission.reason)
   if (signal.aborted) return failed(target, "interrupted")
   const { address, family } = admission.address
@@ -74,7 +76,7 @@ const guardedFetch = async (request: PageRequest, policy: AddressPolicy, signal:
     })
     if (signal.aborted) return onAbort()
     signal.addEventListener("abort", onAbort)
-    deadline = setTimeout(() => finish(failed(target, `timed out after ${request.timeoutMs} ms`)), request.timeoutMs)
+    deadline = setTimeout(() => finish(failed(target, `timed out after ${request.timeoutMs} ms`, "time")), request.timeoutMs)
     client.on("response", (response) => {
       const status = response.statusCode ?? 0
       if (HTTP_REDIRECTS.has(status) && response.headers.location !== undefined) {
@@ -90,7 +92,7 @@ const guardedFetch = async (request: PageRequest, policy: AddressPolicy, signal:
       const tooLarge = `larger than ${formatBytes(request.maxBytes)}`
       const declared = Number(response.headers["content-length"])
       if (Number.isFinite(declared) && declared > request.maxBytes && response.headers["content-encoding"] === undefined) {
-        finish(rejected(target, tooLarge))
+        finish(rejected(target, tooLarge, "size"))
         return
       }
       const chunks: Array<Buffer> = []
@@ -100,7 +102,7 @@ const guardedFetch = async (request: PageRequest, policy: AddressPolicy, signal:
         size += chunk.length
         if (size > request.maxBytes) {
           // Settle first: tearing the stream down emits "aborted", which must not win.
-          finish(rejected(target, tooLarge))
+          finish(rejected(target, tooLarge, "size"))
           body.destroy()
           return
         }
@@ -108,7 +110,16 @@ const guardedFetch = async (request: PageRequest, policy: AddressPolicy, signal:
       })
       body.on("error", (error) => finish(failed(target, `body: ${error.message}`)))
       response.on("aborted", () => finish(failed(target, "connection closed mid-body")))
-      body.on("end", () => finish({ _tag: "Body", url: target, status, contentType, body: new Uint8Array(Buffer.concat(chunks)) }))
+      const lastModified = response.headers["last-modified"]
+      body.on("end", () =>
+        finish({
+          _tag: "Body",
+          url: target,
+          status,
+          contentType,
+          body: new Uint8Array(Buffer.concat(chunks)),
+          ...(lastModified === undefined ? {} : { lastModified })
+        }))
     })
     client.end()
   })

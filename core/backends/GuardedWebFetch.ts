@@ -1,0 +1,170 @@
+/**
+ * WebFetch over the guarded PageFetcher: the caller's URL (http or https only), then each
+ * redirect (at most 5), every hop judged by the one address policy (core/ingest/crawl/
+ * AddressPolicy.ts: the Node fetcher checks the resolved address and connects to it), under
+ * the size and time limits of the `fetch` config; the body read by ReadablePage; answers
+ * kept in the PageCache with single-flight. Errors say which limit or rule ended a fetch.
+ */
+import { Effect, Layer } from "effect"
+import type { FetchSettings } from "../config/FetchConfig.ts"
+import { FetchFailure, PageFetcher, type PageResponse } from "../ingest/crawl/PageFetcher.ts"
+import { formatBytes } from "../ingest/DocumentSource.ts"
+import { mediaKindOf, readablePage, type ReadableFormat } from "../ingest/ReadablePage.ts"
+import { type FetchedPage, type FetchRequest, WebFetch, WebFetchError } from "../search/WebFetch.ts"
+import { type CachedPage, PageCache } from "../store/PageCache.ts"
+
+export const MAX_REDIRECTS = 5
+
+const ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,application/json;q=0.8,*/*;q=0.5"
+
+/** Called once per fetched page that should go into the local index (see addToIndex). */
+export type IndexPage = (page: CachedPage) => Effect.Effect<void>
+
+/** The request's URL, if it is an absolute http(s) URL; the fragment goes (it is never sent). */
+export const fetchableUrl = (input: string): URL | WebFetchError => {
+  let url: URL
+  try {
+    url = new URL(input.trim())
+  } catch {
+    return new WebFetchError({ reason: "invalid_url", url: input, message: "url: must be an absolute http(s) URL" })
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return new WebFetchError({ reason: "invalid_url", url: input, message: `url: must be an http(s) URL, got a ${url.protocol} URL` })
+  }
+  if (url.username !== "" || url.password !== "") {
+    return new WebFetchError({ reason: "invalid_url", url: input, message: "url: must not carry credentials" })
+  }
+  url.hash = ""
+  return url
+}
+
+/** The crawler's wording ("allow it explicitly to crawl it") in webFetch's terms. */
+const refusalMessage = (message: string) =>
+  message.replace(/; allow it explicitly to crawl it$/, "; allow it in the config (fetch.allowHosts or fetch.allowPrivateAddresses) to fetch it")
+
+/** An HTTP date (Last-Modified) as YYYY-MM-DD, or null. */
+const httpDate = (value: string | undefined): string | null => {
+  if (value === undefined) return null
+  const time = Date.parse(value)
+  return Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10)
+}
+
+const make = Effect.gen(function*() {
+  const fetcher = yield* PageFetcher
+  const cache = yield* PageCache
+  return (settings: FetchSettings, indexPage?: IndexPage) => {
+    /** One exchange; the body gate remembers why it turned a response away. */
+    const exchange = (url: string, timeoutMs: number): Effect.Effect<PageResponse, WebFetchError> => {
+      let turnedAway: WebFetchError | undefined
+      return fetcher.fetch({
+        url,
+        accept: ACCEPT,
+        userAgent: settings.userAgent,
+        timeoutMs,
+        maxBytes: settings.maxBytes,
+        allow: settings.allow,
+        wanted: (status, contentType) => {
+          if (status < 200 || status > 299) {
+            turnedAway = new WebFetchError({ reason: "http_status", url, status, message: `the site answered HTTP ${status}` })
+            return `HTTP ${status}`
+          }
+          if (mediaKindOf(contentType) === undefined) {
+            turnedAway = new WebFetchError({
+              reason: "unsupported_type",
+              url,
+              message: `content type ${JSON.stringify(contentType.slice(0, 100))} cannot be read; HTML, PDF, text and JSON can`
+            })
+            return "unsupported type"
+          }
+          return true
+        }
+      }).pipe(Effect.mapError((failure: FetchFailure) => {
+        if (turnedAway !== undefined) return turnedAway
+        switch (failure.reason) {
+          case "refused":
+            return new WebFetchError({ reason: "refused", url, message: refusalMessage(failure.message) })
+          case "rejected":
+            return failure.limit === "size"
+              ? new WebFetchError({ reason: "too_large", url, message: `the page is larger than the limit of ${formatBytes(settings.maxBytes)}` })
+              : new WebFetchError({ reason: "failed", url, message: failure.message })
+          case "failed":
+            return failure.limit === "time"
+              ? new WebFetchError({ reason: "timeout", url, message: `the site did not answer within ${settings.timeoutMs} ms` })
+              : new WebFetchError({ reason: "failed", url, message: `the page could not be fetched: ${failure.message}` })
+        }
+      }))
+    }
+
+    /** Follows redirects itself, so that every hop goes through the address policy again. */
+    const fetchPage = (start: URL, format: ReadableFormat): Effect.Effect<CachedPage, WebFetchError> =>
+      Effect.gen(function*() {
+        const deadline = Date.now() + settings.timeoutMs
+        let url = start.href
+        for (let hop = 0; ; hop++) {
+          const response = yield* exchange(url, Math.max(1, deadline - Date.now()))
+          if (response._tag === "Redirect") {
+            if (hop === MAX_REDIRECTS) {
+              return yield* new WebFetchError({ reason: "failed", url: start.href, message: `more than ${MAX_REDIRECTS} redirects` })
+            }
+            let next: URL
+            try {
+              next = new URL(response.location, url)
+            } catch {
+              return yield* new WebFetchError({ reason: "failed", url, message: `the site redirected to an invalid URL` })
+            }
+            if (next.protocol !== "http:" && next.protocol !== "https:") {
+              return yield* new WebFetchError({ reason: "refused", url, message: `the site redirected to a ${next.protocol} URL; only http(s) is fetched` })
+            }
+            next.hash = ""
+            url = next.href
+            continue
+          }
+          const body = response
+          const page = yield* Effect.tryPromise({
+            try: () => readablePage(body.body, body.contentType, url, format),
+            catch: (error) =>
+              new WebFetchError({ reason: "failed", url, message: `the document could not be read: ${error instanceof Error ? error.message : String(error)}` })
+          })
+          if (page === undefined) {
+            return yield* new WebFetchError({ reason: "unsupported_type", url, message: "the body is binary data, not HTML, PDF, text or JSON" })
+          }
+          return { url, title: page.title, content: page.content, date: page.date ?? httpDate(body.lastModified), contentType: page.contentType }
+        }
+      }).pipe(
+        // The exchanges have their deadline; this one also bounds reading the body (a huge PDF).
+        Effect.timeoutOrElse({
+          duration: settings.timeoutMs + 1000,
+          orElse: () => Effect.fail(new WebFetchError({ reason: "timeout", url: start.href, message: `the page was not read within ${settings.timeoutMs} ms` }))
+        })
+      )
+
+    return WebFetch.of({
+      fetch: Effect.fn("WebFetch.fetch")(function*(request: FetchRequest) {
+        const url = fetchableUrl(request.url)
+        if (url instanceof WebFetchError) return yield* url
+        const format = request.format ?? "markdown"
+        const { page, fromCache } = yield* cache.get(`${format} ${url.href}`, fetchPage(url, format), { fresh: request.fresh === true })
+        if (indexPage !== undefined && !fromCache && (request.addToIndex ?? settings.addToIndex)) yield* indexPage(page)
+        const content = request.maxChars === undefined || page.content.length <= request.maxChars
+          ? page.content
+          : page.content.slice(0, request.maxChars)
+        return { ...page, content, fromCache } satisfies FetchedPage
+      })
+    })
+  }
+})
+
+export const GuardedWebFetch = {
+  /**
+   * WebFetch with these settings over the platform's PageFetcher and a PageCache.
+   * `indexPage`, when given, receives the pages to add to the local index.
+   */
+  layer: (settings: FetchSettings, indexPage?: IndexPage): Layer.Layer<WebFetch, never, PageFetcher | PageCache> =>
+    Layer.effect(WebFetch, Effect.map(make, (build) => build(settings, indexPage))),
+
+  /** The PageCache the settings ask for (none when its size or time-to-live is 0). */
+  cacheLayer: (settings: FetchSettings): Layer.Layer<PageCache> =>
+    settings.cacheMaxEntries === 0 || settings.cacheTtlMs === 0
+      ? PageCache.layerNone
+      : PageCache.layer({ capacity: settings.cacheMaxEntries, ttlMs: settings.cacheTtlMs })
+}

@@ -1,0 +1,59 @@
+/**
+ * The `fetch` section of the config file: how webFetch reads pages. Private,
+ * loopback and link-local addresses are refused unless allowed here (all of them,
+ * or listed hosts); limits bound every fetch; the page cache keeps answers for a while.
+ */
+import { Schema } from "effect"
+import { ruledNumber, ruledString } from "../schema/Rules.ts"
+
+const optionalKey = Schema.optionalKey
+const hostRule = "must be a host name or address, with an optional :port"
+
+export const FetchConfig = Schema.Struct({
+  /** Fetch pages on private, loopback and link-local addresses too. Default false. */
+  allowPrivateAddresses: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
+  /** Hosts ("intranet.example", "10.0.0.5:8080", "127.0.0.1") exempt from the address check. */
+  allowHosts: optionalKey(
+    Schema.Array(ruledString(hostRule).check(Schema.isPattern(/^(?:\[[0-9A-Fa-f:.]+\]|[^\s/:[\]@]+)(?::\d{1,5})?$/, { message: hostRule })))
+      .annotate({ message: "must be an array of hosts" })
+  ),
+  /** The whole fetch, redirects included. Default 15000. */
+  timeoutMs: optionalKey(ruledNumber("must be an integer from 1 to 300000", { integer: true, min: 1, max: 300_000 })),
+  /** Of the decoded body. Default 10485760 (10 MiB). */
+  maxBytes: optionalKey(ruledNumber("must be an integer from 1024 to 1073741824", { integer: true, min: 1024, max: 1_073_741_824 })),
+  /** Seconds a fetched page is served from the cache. Default 3600; 0 turns the cache off. */
+  cacheTtlSeconds: optionalKey(ruledNumber("must be an integer from 0 to 604800 (seconds)", { integer: true, min: 0, max: 604_800 })),
+  /** Pages kept at most (least recently used dropped first). Default 500; 0 turns the cache off. */
+  cacheMaxEntries: optionalKey(ruledNumber("must be an integer from 0 to 1000000", { integer: true, min: 0, max: 1_000_000 })),
+  /** Add every fetched page to the local index (a request's addToIndex wins). Default false. */
+  addToIndex: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
+  /** The User-Agent header sent. */
+  userAgent: optionalKey(ruledString("must be a non-empty string of at most 256 characters").check(
+    Schema.isMinLength(1, { message: "must be a non-empty string of at most 256 characters" }),
+    Schema.isMaxLength(256, { message: "must be a non-empty string of at most 256 characters" })
+  ))
+}).annotate({ message: "must be an object {allowPrivateAddresses?, allowHosts?, timeoutMs?, maxBytes?, cacheTtlSeconds?, cacheMaxEntries?, addToIndex?, userAgent?}" })
+export type FetchConfig = typeof FetchConfig.Type
+
+/** The settings webFetch runs with: the file's values over these defaults. */
+export interface FetchSettings {
+  readonly allow: boolean | ReadonlyArray<string>
+  readonly timeoutMs: number
+  readonly maxBytes: number
+  readonly cacheTtlMs: number
+  readonly cacheMaxEntries: number
+  readonly addToIndex: boolean
+  readonly userAgent: string
+}
+
+export const DEFAULT_FETCH_USER_AGENT = "Periscope/0.1 (webFetch; +https://github.com/periscope)"
+
+export const fetchSettingsOf = (config: FetchConfig | undefined): FetchSettings => ({
+  allow: config?.allowPrivateAddresses === true ? true : (config?.allowHosts ?? false),
+  timeoutMs: config?.timeoutMs ?? 15_000,
+  maxBytes: config?.maxBytes ?? 10 * 1024 * 1024,
+  cacheTtlMs: (config?.cacheTtlSeconds ?? 3600) * 1000,
+  cacheMaxEntries: config?.cacheMaxEntries ?? 500,
+  addToIndex: config?.addToIndex ?? false,
+  userAgent: config?.userAgent ?? DEFAULT_FETCH_USER_AGENT
+})

@@ -47,7 +47,11 @@ export class ChatGateway extends Context.Service<ChatGateway, {
       ChatGateway,
       Effect.gen(function*() {
         const grounding = yield* Effect.serviceOption(Grounding)
-        return makeGateway(yield* ChatModel, yield* TokenCount, policy, Option.getOrUndefined(grounding))
+        const model = yield* ChatModel
+        // A wrapper that does not pass hasModel on still lists its models (aliases then read as unknown).
+        const listed = new Set((yield* model.models).map((m) => m.id))
+        const hasModel = model.hasModel ?? ((name: string) => listed.has(name))
+        return makeGateway(model, yield* TokenCount, policy, Option.getOrUndefined(grounding), hasModel)
       })
     ).pipe(Layer.provide(TokenCount.layer))
 }
@@ -69,10 +73,10 @@ const makeGateway = (
   model: ChatModel["Service"],
   tokens: TokenCount["Service"],
   policy: ValidationPolicy,
-  grounding: Grounding["Service"] | undefined
+  grounding: Grounding["Service"] | undefined,
+  hasModel: (model: string) => boolean
 ): ChatGateway["Service"] => {
   const settings = grounding?.settings ?? defaultGroundingSettings
-  const hasModel = (name: string) => model.hasModel?.(name) ?? true
   // Server tools are set only on grounded requests; every choice then runs its own tool loop.
   const loops = new WeakMap<ChatRequest, GroundedRun>()
   const completeOnce = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {

@@ -274,10 +274,10 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
     await expect.poll(() => page.textContent("#docs-status")).toMatch(/^OpenAPI 3\.\d+\.\d+: \d+ operations\.$/)
     const operations = await page.$$eval("section.endpoint h3", (hs) => hs.map((h) => h.textContent))
     expect(operations).toEqual(expect.arrayContaining([
-      "POST/api/search/webSearch",
-      "POST/api/search/imageSearch",
-      "POST/v1/chat/completions",
-      "GET/v1/models"
+      "POST /api/search/webSearch",
+      "POST /api/search/imageSearch",
+      "POST /v1/chat/completions",
+      "GET /v1/models"
     ]))
     const webSearch = page.locator("#op-search_webSearch")
     expect(await webSearch.locator("table th[scope=row]").allTextContents()).toEqual(expect.arrayContaining(["200", "400", "401", "429"]))

@@ -132,7 +132,7 @@ export const apiDocsScript = String.raw`"use strict";
   function operationNode(path, method, op) {
     var id = anchor("op", op.operationId || method + path);
     var section = el("section", { className: "endpoint", id: id, "aria-labelledby": id + "-h" }, [
-      el("h3", { id: id + "-h" }, [el("span", { className: "method", text: method.toUpperCase() }), el("code", { text: path })])
+      el("h3", { id: id + "-h" }, [el("span", { className: "method", text: method.toUpperCase() }), " ", el("code", { text: path })])
     ]);
     if (op.summary) section.appendChild(el("p", { text: op.summary }));
     if (op.description) section.appendChild(el("p", { className: "hint", text: op.description }));

@@ -60,7 +60,7 @@ details > summary { cursor: pointer; font-weight: 600; }
 .turn.user { background: var(--soft); }
 .turn h3 { font-size: .95rem; margin: 0 0 .3rem; color: var(--muted); }
 .turn .content { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
-.turn .reasoning { color: var(--muted); white-space: pre-wrap; margin: .3rem 0; }
+.turn .reasoning { color: var(--muted); white-space: pre-wrap; margin: .3rem 0 .6rem; padding-left: .75rem; border-left: 3px solid var(--line); }
 .turn h4 { font-size: .9rem; margin: .6rem 0 .2rem; }
 .turn ul { margin: .2rem 0; padding-left: 1.2rem; }
 table { border-collapse: collapse; width: 100%; margin: .5rem 0; }

@@ -6,7 +6,6 @@
  * kept in the PageCache with single-flight. Errors say which limit or rule ended a fetch.
  */
 import { Effect, Layer } from "effect"
-import type { FetchSettings } from "../config/FetchConfig.ts"
 import { FetchFailure, PageFetcher, type PageResponse } from "../ingest/crawl/PageFetcher.ts"
 import { formatBytes } from "../ingest/DocumentSource.ts"
 import { mediaKindOf, readablePage, type ReadableFormat } from "../ingest/ReadablePage.ts"
@@ -14,6 +13,20 @@ import { type FetchedPage, type FetchRequest, WebFetch, WebFetchError } from "..
 import { type CachedPage, PageCache } from "../store/PageCache.ts"
 
 export const MAX_REDIRECTS = 5
+
+/** What webFetch runs with (from the config file's `fetch` section: core/config/FetchConfig.ts). */
+export interface FetchSettings {
+  /** Hosts exempt from the address check, or true for every address. */
+  readonly allow: boolean | ReadonlyArray<string>
+  /** For the whole fetch, redirects included. */
+  readonly timeoutMs: number
+  /** Of the decoded body. */
+  readonly maxBytes: number
+  readonly cacheTtlMs: number
+  readonly cacheMaxEntries: number
+  readonly addToIndex: boolean
+  readonly userAgent: string
+}
 
 const ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,application/json;q=0.8,*/*;q=0.5"
 

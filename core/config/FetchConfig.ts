@@ -4,6 +4,7 @@
  * or listed hosts); limits bound every fetch; the page cache keeps answers for a while.
  */
 import { Schema } from "effect"
+import type { FetchSettings } from "../backends/GuardedWebFetch.ts"
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
 
 const optionalKey = Schema.optionalKey
@@ -35,19 +36,9 @@ export const FetchConfig = Schema.Struct({
 }).annotate({ message: "must be an object {allowPrivateAddresses?, allowHosts?, timeoutMs?, maxBytes?, cacheTtlSeconds?, cacheMaxEntries?, addToIndex?, userAgent?}" })
 export type FetchConfig = typeof FetchConfig.Type
 
-/** The settings webFetch runs with: the file's values over these defaults. */
-export interface FetchSettings {
-  readonly allow: boolean | ReadonlyArray<string>
-  readonly timeoutMs: number
-  readonly maxBytes: number
-  readonly cacheTtlMs: number
-  readonly cacheMaxEntries: number
-  readonly addToIndex: boolean
-  readonly userAgent: string
-}
+export const DEFAULT_FETCH_USER_AGENT = "Periscope/0.1 (webFetch)"
 
-export const DEFAULT_FETCH_USER_AGENT = "Periscope/0.1 (webFetch; +https://github.com/periscope)"
-
+/** The settings webFetch runs with: the file's values over the defaults. */
 export const fetchSettingsOf = (config: FetchConfig | undefined): FetchSettings => ({
   allow: config?.allowPrivateAddresses === true ? true : (config?.allowHosts ?? false),
   timeoutMs: config?.timeoutMs ?? 15_000,

@@ -9,6 +9,9 @@
  * its own Periscope instance on loopback, both fused by a third through the "iflow" provider
  * (weighted RRF), beside the full index served the same way; nDCG@10 ratio printed (target 0.95x).
  *
+ * Xapian rows: Xapian 1.4's BM25 (C++, through python3-xapian) with the same k1, b, Porter
+ * stemmer and stop words, title x2 and text only, so speed against it is never bought with quality.
+ *
  * Run: node test/bench/relevance.ts
  */
 import { create, insertMultiple, search as oramaSearch } from "@orama/orama"
@@ -21,6 +24,7 @@ import { EngineSearch } from "../../core/backends/EngineSearch.ts"
 import { postSearch, startLiveServer } from "../search/liveSearchServer.ts"
 import { evaluateRun, type Scores } from "./support/metrics.ts"
 import { type Collection, loadCollection } from "./support/smart.ts"
+import { xapianMissing, xapianRanking } from "./support/xapianPeer.ts"
 
 const depth = 1000
 const titleWeight = defaultEngineOptions.fieldWeights.title
@@ -167,6 +171,21 @@ const federationRuns = async (c: Collection): Promise<Array<[string, Run]>> => {
   }
 }
 
+/** Xapian's BM25 runs, or none (with the reason printed) where python3-xapian is missing. */
+const xapianRuns = (c: Collection): Array<[string, Run]> => {
+  const missing = xapianMissing()
+  if (missing !== undefined) {
+    if (process.env.CI === "true") throw new Error(`Xapian peer unavailable under CI=true: ${missing}`)
+    console.log(`[skip] Xapian rows: ${missing}`)
+    return []
+  }
+  const queries = c.queries.map((q) => ({ id: q.id, text: plainQuery(q.text) }))
+  return [
+    [`Xapian 1.4 BM25 (Porter, title x${titleWeight})`, xapianRanking(c.documents, queries, titleWeight, depth)],
+    ["Xapian 1.4 BM25, text only", xapianRanking(c.documents, queries, 0, depth)]
+  ]
+}
+
 const format = (x: number) => x.toFixed(4)
 
 const main = async () => {
@@ -190,6 +209,7 @@ const main = async () => {
     judge(`MiniSearch 7 (BM25+, Porter, title x${titleWeight})`, miniSearchRun(c))
     judge(`Orama 3 (BM25, stemming, title x${titleWeight})`, await oramaRun(c))
     for (const [name, run] of await federationRuns(c)) judge(name, run)
+    for (const [name, run] of xapianRuns(c)) judge(name, run)
     console.log(`\n${c.name}: ${c.documents.length} documents, ${rows[0]![1].queries} judged queries`)
     console.log(`| engine | nDCG@10 | MAP@1000 | Recall@100 |\n|---|---|---|---|`)
     for (const [name, s] of rows) console.log(`| ${name} | ${format(s.ndcg10)} | ${format(s.map)} | ${format(s.recall100)} |`)

@@ -22,6 +22,8 @@ export interface BenchEngine {
   build(docs: ReadonlyArray<IndexDocument>): Promise<void>
   /** Runs one query; returns how many results came back (at most 10). */
   search(query: string): number | Promise<number>
+  /** The same top 10 without snippets (ids, titles, URLs), for engines that make snippets. */
+  readonly searchBare?: (query: string) => number
   save(): Promise<Uint8Array>
   /** Loads saved bytes into a fresh index, ready to query. */
   load(bytes: Uint8Array): Promise<unknown>
@@ -41,6 +43,7 @@ const periscope = (): BenchEngine => {
       index = builder.build()
     },
     search: (query) => index!.search(query, 10).hits.length,
+    searchBare: (query) => index!.rank(query, 10).length,
     save: async () => encodeSnapshot(index!),
     load: async (bytes) => decodeSnapshot(bytes)
   }

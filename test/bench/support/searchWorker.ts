@@ -1,16 +1,18 @@
 /**
  * One engine of the search benchmark, alone in its own process so heaps are not shared:
  * build from the corpus, measure memory after a full GC, save and reload a snapshot,
- * then time the AND-like and OR-like query sets (after one warm-up pass). Prints one JSON
- * line with the figures on stdout.
+ * then time the AND-like and OR-like query sets (after one warm-up pass), with snippets and,
+ * for engines that can leave them out, without. Prints one JSON line with the figures on stdout.
  *
- * Run by test/bench/search.ts as: node --expose-gc searchWorker.ts <engine> <corpus.jsonl> <queries.json> <snapshot path>
+ * Run by test/bench/search.ts and scale.ts as:
+ *   node --expose-gc searchWorker.ts <engine> <corpus.jsonl> <queries.json> <snapshot path> [max passages]
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import { setTimeout as sleep } from "node:timers/promises"
 import type { IndexDocument } from "../../../core/index/Document.ts"
 import { benchEngines } from "./benchEngines.ts"
 import type { BenchQueries } from "./benchQueries.ts"
+import { readJsonlLines } from "./jsonlLines.ts"
 
 export interface LatencyFigures {
   readonly queries: number
@@ -24,16 +26,24 @@ export interface WorkerFigures {
   readonly engine: string
   readonly documents: number
   readonly buildMs: number
-  /** V8 heap used and ArrayBuffer memory after the build and a full GC (whole process). */
-  readonly heapMB: number
-  readonly buffersMB: number
+  /** V8 heap used and ArrayBuffer memory after the build and a full GC (whole process); null for non-JS peers. */
+  readonly heapMB: number | null
+  readonly buffersMB: number | null
+  /** Resident set size after the build (corpus released), and before the corpus was read. */
+  readonly rssMB?: number
+  readonly baselineRssMB?: number
   /** The same process's heap before it read the corpus (runtime, modules, queries). */
-  readonly baselineHeapMB: number
-  readonly snapshotMB: number
+  readonly baselineHeapMB: number | null
+  /** Null when the engine has no saved form (Xapian's in-memory backend). */
+  readonly snapshotMB: number | null
   readonly saveMs: number
-  readonly loadMs: number
+  readonly loadMs: number | null
+  /** Top 10 with snippets where the engine makes them (Periscope, Xapian). */
   readonly andLike: LatencyFigures
   readonly orLike: LatencyFigures
+  /** Top 10 with stored title and URL only, for engines that make snippets. */
+  readonly andLikeBare?: LatencyFigures
+  readonly orLikeBare?: LatencyFigures
 }
 
 const gc = (globalThis as { gc?: () => void }).gc
@@ -65,7 +75,7 @@ const timeQueries = async (run: (q: string) => number | Promise<number>, queries
 }
 
 const main = async () => {
-  const [engineName, corpusPath, queriesPath, snapshotPath] = process.argv.slice(2)
+  const [engineName, corpusPath, queriesPath, snapshotPath, maxPassages] = process.argv.slice(2)
   const factory = benchEngines[engineName ?? ""]
   if (factory === undefined || corpusPath === undefined || queriesPath === undefined || snapshotPath === undefined) {
     throw new Error("usage: searchWorker.ts <engine> <corpus.jsonl> <queries.json> <snapshot path>")
@@ -74,7 +84,7 @@ const main = async () => {
   const queries = JSON.parse(readFileSync(queriesPath, "utf8")) as BenchQueries
   const base = await settle()
 
-  let docs: Array<IndexDocument> | undefined = readFileSync(corpusPath, "utf8").split("\n").filter((l) => l.length > 0).map((l) => JSON.parse(l) as IndexDocument)
+  let docs: Array<IndexDocument> | undefined = readJsonlLines<IndexDocument>(corpusPath, maxPassages === undefined ? Infinity : Number(maxPassages))
   const documents = docs.length
   const buildStart = performance.now()
   await engine.build(docs)
@@ -96,6 +106,9 @@ const main = async () => {
   for (const q of [...queries.andLike, ...queries.orLike]) await engine.search(q) // warm-up
   const andLike = await timeQueries((q) => engine.search(q), queries.andLike)
   const orLike = await timeQueries((q) => engine.search(q), queries.orLike)
+  const bare = engine.searchBare
+  const andLikeBare = bare === undefined ? undefined : await timeQueries(bare, queries.andLike)
+  const orLikeBare = bare === undefined ? undefined : await timeQueries(bare, queries.orLike)
 
   const figures: WorkerFigures = {
     engine: engine.name,
@@ -103,12 +116,16 @@ const main = async () => {
     buildMs,
     heapMB: built.heapUsed / 1e6,
     buffersMB: built.arrayBuffers / 1e6,
+    rssMB: built.rss / 1e6,
+    baselineRssMB: base.rss / 1e6,
     baselineHeapMB: base.heapUsed / 1e6,
     snapshotMB: bytes.length / 1e6,
     saveMs,
     loadMs,
     andLike,
-    orLike
+    orLike,
+    ...(andLikeBare === undefined ? {} : { andLikeBare }),
+    ...(orLikeBare === undefined ? {} : { orLikeBare })
   }
   process.stdout.write(`${JSON.stringify(figures)}\n`)
 }

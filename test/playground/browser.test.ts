@@ -255,7 +255,33 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
     }
   })
 
-  it("shows a refused request's error and can stop a stream", async () => {
+  it("stops a stream on Stop, keeping what arrived", async () => {
+    await page.fill("#chat-input", "Tell it slowly, please.")
+    await page.click("#chat-send")
+    const answer = page.locator("#chat-transcript article.assistant").last()
+    await expect.poll(() => answer.locator(".content").textContent()).toContain("Light enters")
+    expect(await page.getAttribute("#chat-transcript", "aria-busy")).toBe("true")
+    await page.click("#chat-stop")
+    await expect.poll(() => page.textContent("#chat-status")).toBe("Stopped.")
+    expect(await answer.locator(".meta").textContent()).toMatch(/stopped after/)
+    const shown = (await answer.locator(".content").textContent()) ?? ""
+    expect(shown.length).toBeGreaterThan(0)
+    expect(shown.length).toBeLessThan("Light enters the upper window and turns down the tube, then turns again into the eye. ".repeat(8).length)
+    expect(await page.isDisabled("#chat-stop")).toBe(true)
+    expect(await page.isEnabled("#chat-send")).toBe(true)
+    expect(await page.getAttribute("#chat-transcript", "aria-busy")).toBeNull()
+  })
+
+  it("shows a mid-stream failure as an alert after what arrived", async () => {
+    await page.fill("#chat-input", "Now break off, please.")
+    await page.click("#chat-send")
+    await expect.poll(() => page.textContent("#chat-status")).toBe("The answer failed mid-stream.")
+    const answer = page.locator("#chat-transcript article.assistant").last()
+    expect(await answer.locator(".content").textContent()).toBe("A periscope has ")
+    expect(await answer.locator("[role=alert]").textContent()).toBe("Stream failed: the demo model broke off")
+  })
+
+  it("shows a refused request's error and keeps the message to send again", async () => {
     await page.evaluate(() => localStorage.setItem("periscope.apiKey", "wrong-key-0123456789"))
     await page.fill("#chat-input", "Hello?")
     await page.click("#chat-send")

@@ -2,7 +2,8 @@
  * Demo data for the playground tests and the README screenshot (our own
  * words and drawings): pages about periscopes with dates and images, an
  * image server on loopback that draws the images, and a scripted chat model
- * that reasons, answers and calls a tool when one is offered.
+ * that reasons, answers and calls a tool when one is offered (and answers
+ * slowly, or breaks off mid-stream, when asked to).
  */
 import { createServer, type Server } from "node:http"
 import type { ScriptedChatOptions } from "../../core/backends/ScriptedChat.ts"
@@ -88,6 +89,14 @@ export const DEMO_MODELS = ["periscope-demo", "periscope-demo-small"] as const
 export const demoChat: ScriptedChatOptions = {
   models: [...DEMO_MODELS],
   replies: (request) => {
+    const last = request.messages[request.messages.length - 1]
+    const asked = typeof last?.content === "string" ? last.content : ""
+    if (asked.includes("slowly")) {
+      return { content: "Light enters the upper window and turns down the tube, then turns again into the eye. ".repeat(8), delayMs: 150 }
+    }
+    if (asked.includes("break off")) {
+      return { content: "A periscope has two mirrors and then", failAfter: 3, failure: { reason: "upstream", message: "the demo model broke off" } }
+    }
     const offersLookup = (request.tools ?? []).some((tool) => tool.type === "function" && tool.function?.name === "lookup")
     if (offersLookup) {
       return {

@@ -411,7 +411,7 @@ export const playgroundScript = String.raw`"use strict";
     return { root: root, chunk: chunk, fail: fail, finish: finish, state: state };
   }
 
-  /** Reads an SSE body: calls onData with each event's data, returns when the stream ends. */
+  /** Reads an SSE body: calls onData with each event's data; true when it ended with [DONE]. */
   async function readEvents(body, onData) {
     var reader = body.getReader();
     var decoder = new TextDecoder();
@@ -428,10 +428,11 @@ export const playgroundScript = String.raw`"use strict";
           .map(function (line) { return line.slice(5).replace(/^ /, ""); })
           .join("\n");
         if (data === "") continue;
-        if (data === "[DONE]") return;
+        if (data === "[DONE]") return true;
         onData(data);
       }
     }
+    return false;
   }
 
   function parseTools() {
@@ -500,7 +501,7 @@ export const playgroundScript = String.raw`"use strict";
         return;
       }
       var failed = false;
-      await readEvents(response.body, function (data) {
+      var done = await readEvents(response.body, function (data) {
         var parsed;
         try { parsed = JSON.parse(data); } catch (e) { return; }
         if (parsed && parsed.error) {
@@ -510,9 +511,16 @@ export const playgroundScript = String.raw`"use strict";
         }
         turn.chunk(parsed);
       });
+      if (!done && !failed) {
+        failed = true;
+        turn.fail("The stream ended without data: [DONE]: the answer may be cut.");
+      }
       turn.finish(elapsed(started));
-      conversation.push(user);
-      if (turn.state.content !== "") conversation.push({ role: "assistant", content: turn.state.content });
+      // A broken-off answer stays out of the conversation: the next request starts from the last whole one.
+      if (!failed) {
+        conversation.push(user);
+        if (turn.state.content !== "") conversation.push({ role: "assistant", content: turn.state.content });
+      }
       setStatus("chat-status", failed ? "The answer failed mid-stream." : "Answer complete.", failed);
     } catch (error) {
       if (error && error.name === "AbortError") {

@@ -13,7 +13,7 @@ import { chatRequestOf, completeChat, streamChat } from "../../core/api/ChatHand
 import { fromFederationError, internalError } from "../../core/api/DomainErrors.ts"
 import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
 import { makeBodyDecoder } from "../../core/api/JsonBody.ts"
-import { SearchRequest } from "../../core/api/SearchWire.ts"
+import { SearchRequest as SearchRequestSchema } from "../../core/api/SearchWire.ts"
 import { FederatedSearch } from "../../core/search/FederatedSearch.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { setupKeys } from "../../core/app/KeySetup.ts"
@@ -29,7 +29,7 @@ import { settingsOf } from "../../core/config/Settings.ts"
 import type { ChatCompletionChunk, ChatCompletionResponse } from "../../core/chat/ChatCompletion.ts"
 import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import { ChatModel } from "../../core/chat/ChatModel.ts"
-import { ChatCompletionRequest } from "../../core/chat/ChatRequest.ts"
+import { ChatCompletionRequest as ChatCompletionRequestSchema } from "../../core/chat/ChatRequest.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
 import { ImageSearch } from "../../core/search/ImageSearch.ts"
@@ -87,16 +87,21 @@ export class PeriscopeError extends Error {
 }
 
 /** A search request as the endpoint takes it: `keywords`, optional `num` and options. */
-export type SearchInput = typeof SearchRequest.Encoded
+export type SearchRequest = typeof SearchRequestSchema.Encoded
+/** @deprecated the same as {@link SearchRequest} */
+export type SearchInput = SearchRequest
+/** A chat request as `POST /v1/chat/completions` takes it (OpenAI's body: model, messages, tools, ...). */
+export type ChatCompletionRequest = typeof ChatCompletionRequestSchema.Encoded
+export type { ChatCompletionChunk, ChatCompletionResponse, ImageResult, WebSearchData }
 
 export interface Periscope {
   /** Keywords in, ranked pages out; the search options of the HTTP endpoint (freshness, sources, ...) apply too. */
-  webSearch(input: SearchInput): Promise<WebSearchData>
-  imageSearch(input: SearchInput): Promise<ReadonlyArray<ImageResult>>
-  /** A whole completion; `stream` in the input is ignored. */
-  chat(input: unknown): Promise<ChatCompletionResponse>
+  webSearch(request: SearchRequest): Promise<WebSearchData>
+  imageSearch(request: SearchRequest): Promise<ReadonlyArray<ImageResult>>
+  /** A whole completion; `stream` in the request is ignored. Input is checked as the endpoint checks it. */
+  chat(request: ChatCompletionRequest): Promise<ChatCompletionResponse>
   /** Completion chunks as they are produced; breaking out of the loop cancels the backend. */
-  chatStream(input: unknown): AsyncIterable<ChatCompletionChunk>
+  chatStream(request: ChatCompletionRequest): AsyncIterable<ChatCompletionChunk>
   /** The HTTP contract as a fetch handler: same routes, errors and auth as the server. */
   fetch(request: Request): Promise<Response>
   /** A key made for the fetch handler when none was given; undefined otherwise. */
@@ -114,8 +119,8 @@ const searchChoiceOf = (search: PeriscopeOptions["search"]): SearchChoice => {
 /** In-process there are no files to read: the caller hands over bytes and documents. */
 const embedPlatform = Layer.mergeAll(FileSystem.layerNoop({}), FetchHttpClient.layer, PageFetcher.layerFetch())
 
-const decodeSearch = makeBodyDecoder(SearchRequest)
-const decodeChat = makeBodyDecoder(ChatCompletionRequest)
+const decodeSearch = makeBodyDecoder(SearchRequestSchema)
+const decodeChat = makeBodyDecoder(ChatCompletionRequestSchema)
 
 const run = <A>(runtime: ManagedRuntime.ManagedRuntime<AppServices, never>, effect: Effect.Effect<A, ApiError, AppServices>): Promise<A> =>
   runtime.runPromiseExit(effect).then((exit) => {
@@ -152,7 +157,7 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
   const runtime = ManagedRuntime.make(services, { memoMap })
   const web = makeWebHandler(services, { memoMap })
 
-  const search = <A>(input: unknown, f: (q: typeof SearchRequest.Type) => Effect.Effect<A, ApiError, AppServices>) =>
+  const search = <A>(input: unknown, f: (q: typeof SearchRequestSchema.Type) => Effect.Effect<A, ApiError, AppServices>) =>
     run(runtime, Effect.flatMap(decoded(decodeSearch(input)), f))
 
   const decodeChatInput = (input: unknown) =>

@@ -13,9 +13,14 @@ import { SettingsError } from "../../core/config/Settings.ts"
 import type { Settings } from "./settings.ts"
 import { NodePageFetcher } from "./sources/crawl/NodePageFetcher.ts"
 import { ensureStarterIndex } from "./starterIndex.ts"
+import { BuildInfo } from "../../core/api/Readiness.ts"
+import { RedisConnector } from "../../core/store/RedisConnector.ts"
+import { nodeRedisConnector } from "./redis.ts"
 
 /** The PageFetcher (webFetch) checks the resolved address and connects to that one; what it may reach comes from the fetch config per request. */
 export const nodePlatform = Layer.mergeAll(NodeFileSystem.layer, NodeHttpClient.layerUndici, NodePageFetcher.layer())
+  // Redis through node-redis (store.redisUrl), and the commit /version shows (PERISCOPE_COMMIT).
+  .pipe(Layer.merge(Layer.succeed(RedisConnector, nodeRedisConnector)), Layer.merge(Layer.succeed(BuildInfo, { commit: process.env.PERISCOPE_COMMIT?.trim() || undefined })))
 
 /** One element per SIGHUP while the stream is consumed. */
 export const sighups: Stream.Stream<void> = Stream.callback<void>((queue) =>

@@ -67,10 +67,23 @@ export class MetaGroup extends HttpApiGroup.make("meta")
   .middleware(Authorization)
 {}
 
+/** /readyz: each check's state; 503 with the same body when one fails. */
+const ReadinessBody = Schema.Struct({
+  status: Schema.Literals(["ready", "not_ready"]),
+  checks: Schema.Record(Schema.String, Schema.Struct({ ok: Schema.Boolean, detail: Schema.String }))
+})
+
 export class HealthGroup extends HttpApiGroup.make("health").add(
   HttpApiEndpoint.get("healthz", "/healthz", {
     success: Schema.Struct({ status: Schema.Literal("ok") })
-  }).annotateMerge(OpenApi.annotations({ summary: "Liveness probe (no auth)" }))
+  }).annotateMerge(OpenApi.annotations({ summary: "Liveness probe (no auth)" })),
+  HttpApiEndpoint.get("readyz", "/readyz", {
+    success: ReadinessBody,
+    error: ReadinessBody.pipe(HttpApiSchema.status(503))
+  }).annotateMerge(OpenApi.annotations({ summary: "Readiness probe (no auth): the index loaded, the shared store reachable" })),
+  HttpApiEndpoint.get("version", "/version", {
+    success: Schema.Struct({ name: Schema.String, version: Schema.String, commit: Schema.NullOr(Schema.String) })
+  }).annotateMerge(OpenApi.annotations({ summary: "Name, version and commit of this build (no auth)" }))
 ) {}
 
 export class PeriscopeApi extends HttpApi.make("periscope")

@@ -15,17 +15,23 @@ import type { ImageSearch } from "../search/ImageSearch.ts"
 import type { WebFetch } from "../search/WebFetch.ts"
 import type { WebSearch } from "../search/WebSearch.ts"
 import { PeriscopeApi } from "./Api.ts"
+import type { Readiness } from "./Readiness.ts"
 import { Authorization } from "./Authorization.ts"
 import { ChatHandlers } from "./ChatHandlers.ts"
 import { ErrorBoundary } from "./ErrorBoundary.ts"
 import { HealthHandlers, MetaHandlers } from "./MetaHandlers.ts"
+import { MetricsRoute } from "./MetricsRoute.ts"
 import { PlaygroundRoutes } from "./Playground.ts"
+import { RequestTelemetry } from "./RequestTelemetry.ts"
 import { SearchHandlers } from "./SearchHandlers.ts"
 
 /** Everything the routes and the embed library need: the search services (local and federated), webFetch, the chat gateway, keys and limits. */
-export type AppServices = WebSearch | ImageSearch | FederatedSearch | ChatGateway | ApiKeys | RateLimits | WebFetch
+export type AppServices = WebSearch | ImageSearch | FederatedSearch | ChatGateway | ApiKeys | RateLimits | WebFetch | Readiness
 
 export const PeriscopeRoutes = Layer.mergeAll(
+  // First: the outermost global middleware, so it sees the status the error boundary renders.
+  RequestTelemetry,
+  MetricsRoute,
   HttpApiBuilder.layer(PeriscopeApi).pipe(
     Layer.provide([SearchHandlers, ChatHandlers, MetaHandlers, HealthHandlers]),
     Layer.provide(Authorization.layer)

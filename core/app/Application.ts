@@ -10,7 +10,6 @@ import type { AppServices } from "../api/HttpApp.ts"
 import { ServerOptions } from "../api/ServerOptions.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { KeyRecord } from "../auth/KeyRecord.ts"
-import { RateLimits } from "../auth/RateLimits.ts"
 import { GuardedWebFetch } from "../backends/GuardedWebFetch.ts"
 import { OpenAiUpstream } from "../backends/openai/OpenAiUpstream.ts"
 import type { ChatModel } from "../chat/ChatModel.ts"
@@ -18,7 +17,11 @@ import { fetchSettingsOf } from "../config/FetchConfig.ts"
 import type { Settings, SettingsError } from "../config/Settings.ts"
 import type { PageFetcher } from "../ingest/crawl/PageFetcher.ts"
 import { chatGatewayLayer, chatModelLayer } from "./ChatStack.ts"
-import { type EngineHooks, federationLayer, resultCacheLayer, type SearchChoice, searchLayer } from "./SearchBackend.ts"
+import { IndexStatus } from "./IndexStatus.ts"
+import { meteredChatModel, tracedApiKeys, tracedSearch } from "./Instrumented.ts"
+import { observabilityLayer } from "./Observability.ts"
+import { sharedStateOf } from "./SharedState.ts"
+import { type EngineHooks, federationLayer, type SearchChoice, searchLayer } from "./SearchBackend.ts"
 
 export interface AppOptions {
   /** The search backend; by default what the settings choose (see searchChoiceOf). */
@@ -36,12 +39,15 @@ export const appLayer = (
   keys: ReadonlyArray<KeyRecord>,
   options: AppOptions
 ): Layer.Layer<AppServices, SettingsError, Platform> => {
-  const cache = resultCacheLayer(settings.file.search)
+  // Limits and caches in memory, or shared through Redis (store.redisUrl / PERISCOPE_REDIS_URL).
+  const state = sharedStateOf(settings.store, settings.file.search)
+  const cache = state.resultCache
+  const indexStatus = IndexStatus.layer(options.search._tag === "Engine")
   // One cache instance (layers are shared by reference within a build): the engine clears what federation fills.
-  const search = searchLayer(options.search, options.hooks).pipe(Layer.provide(cache))
+  const search = searchLayer(options.search, options.hooks).pipe(Layer.provide([cache, indexStatus]))
   const chat = settings.file.chat
-  const model = options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide(OpenAiUpstream.layer))
-  const federation = federationLayer(settings.file.search).pipe(Layer.provide([search, cache]))
+  const model = meteredChatModel(options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide(OpenAiUpstream.layer)))
+  const federation = tracedSearch(federationLayer(settings.file.search).pipe(Layer.provide([search, cache])))
   const fetchSettings = fetchSettingsOf(settings.file.fetch)
   const webFetch = GuardedWebFetch.layer(fetchSettings).pipe(Layer.provide(GuardedWebFetch.cacheLayer(fetchSettings)))
   return Layer.mergeAll(
@@ -50,8 +56,10 @@ export const appLayer = (
     federation,
     // Grounded chat searches through the same federation.
     chatGatewayLayer(chat).pipe(Layer.provide([model, federation])),
-    ApiKeys.layer(keys),
-    RateLimits.layerMemory,
+    tracedApiKeys(ApiKeys.layer(keys)),
+    state.rateLimits,
+    // /metrics, /readyz, access logs and OTLP traces (README: Observability).
+    observabilityLayer(settings).pipe(Layer.provide([state.sharedStore, indexStatus])),
     Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) })
   )
 }

@@ -20,6 +20,7 @@ import { defaultFederationSettings, type FederatedSearch, type FederationSetting
 import type { ImageSearch } from "../search/ImageSearch.ts"
 import { ResultCache } from "../store/ResultCache.ts"
 import type { WebSearch } from "../search/WebSearch.ts"
+import { IndexStatus } from "./IndexStatus.ts"
 
 export type SearchServices = WebSearch | ImageSearch
 
@@ -90,11 +91,17 @@ const reloadOn = (location: string, reloads: NonNullable<EngineHooks["reloads"]>
     const engine = yield* SearchEngine
     // Answers cached from the previous index would outlive it by their TTL: a reload drops them.
     const cache = yield* Effect.serviceOption(ResultCache)
+    const status = yield* Effect.serviceOption(IndexStatus)
     const reloadOnce = readSnapshotBytes(location).pipe(
       Effect.flatMap((bytes) => engine.reload(bytes)),
       Effect.tap(() => (cache._tag === "Some" ? cache.value.clear : Effect.void)),
+      Effect.tap((summary) => (status._tag === "Some" ? status.value.reloaded(summary) : Effect.void)),
       Effect.flatMap((summary) => Effect.logInfo(`${reloads.name}: reloaded ${location}: ${summary.documents} documents, ${summary.images} images`)),
-      Effect.catch((error) => Effect.logError(`${reloads.name}: kept the current index; ${location} was refused: ${error.message}`))
+      Effect.catch((error) =>
+        Effect.andThen(
+          status._tag === "Some" ? status.value.reloadRefused : Effect.void,
+          Effect.logError(`${reloads.name}: kept the current index; ${location} was refused: ${error.message}`)
+        ))
     )
     yield* Effect.forkScoped(Stream.runForEach(reloads.requests, () => reloadOnce))
   }))
@@ -104,6 +111,8 @@ const engineFromLocation = (location: string, hooks: EngineHooks) => {
     if (hooks.prepare !== undefined) yield* hooks.prepare(location)
     const index = yield* decodeOrFail(location, yield* readSnapshotBytes(location))
     yield* Effect.logInfo(`search: ${index.documentCount} documents and ${index.imageCount} images from ${location}`)
+    const status = yield* Effect.serviceOption(IndexStatus)
+    if (status._tag === "Some") yield* status.value.loaded({ documents: index.documentCount, images: index.imageCount })
     return EngineSearch.layer(index)
   })
   const engine = Layer.unwrap(load)

@@ -2,45 +2,139 @@
  * Per-key request limits: each key holds up to a minute's worth of requests
  * and refills at its requests-per-minute rate. The buckets live in Effect's
  * persistence RateLimiter store: in memory for one instance (`layerMemory`),
- * or a shared store so that several instances share one budget per key.
+ * or in Redis (`layerRedis`) so that several instances share one budget per
+ * key (LiteLLM's lesson: "100 rpm across 4 workers lets 400 through").
+ *
+ * Redis down: "open" (the default, as LiteLLM does) counts in this instance's
+ * memory until Redis answers again, so a key gets at most its limit per
+ * instance meanwhile; "closed" refuses with 503 limiter_unavailable. Both log
+ * the outage once and the recovery once, and every request tries Redis first,
+ * so recovery needs nothing but Redis coming back.
  */
-import { Context, Duration, Effect, Layer } from "effect"
-import { RateLimiter } from "effect/persistence"
+import { Context, Duration, Effect, Layer, Metric } from "effect"
+import { type Redis, RateLimiter } from "effect/persistence"
 import { AuthError, type Principal } from "./AuthError.ts"
+import { RequestPrincipal } from "./RequestPrincipal.ts"
 
 const window = Duration.minutes(1)
+
+const rejections = Metric.counter("periscope_rate_limit_rejections_total", {
+  description: "Requests refused by a rate limit (reason: rate_limited, or limiter_unavailable when Redis is down and limits fail closed)",
+  incremental: true
+})
+const rejected = {
+  rate_limited: Metric.withAttributes(rejections, { reason: "rate_limited" }),
+  limiter_unavailable: Metric.withAttributes(rejections, { reason: "limiter_unavailable" })
+}
+const fallbacks = Metric.counter("periscope_rate_limit_fallbacks_total", {
+  description: "Requests counted in this instance's memory because the shared store (Redis) was unreachable",
+  incremental: true
+})
+
+export interface RateLimitsRedisOptions {
+  /** Prefix of every key (the store's keyPrefix); buckets live under `<prefix>rl:`. */
+  readonly prefix: string
+  readonly onRedisDown: "open" | "closed"
+}
+
+const exceeded = (principal: Principal, retryAfter: Duration.Duration) =>
+  new AuthError({
+    reason: "rate_limited",
+    message: `rate limit of ${principal.requestsPerMinute} requests per minute exceeded for key ${
+      JSON.stringify(principal.keyName)
+    }; retry after ${Math.max(1, Math.ceil(Duration.toSeconds(retryAfter)))} s`,
+    retryAfterSeconds: Duration.toSeconds(retryAfter)
+  })
+
+const unavailable = new AuthError({ reason: "limiter_unavailable", message: "rate limits cannot be checked right now; retry shortly" })
+
+const consume = (limiter: RateLimiter.RateLimiter, principal: Principal) =>
+  limiter.consume({
+    algorithm: "token-bucket",
+    onExceeded: "fail",
+    window,
+    limit: principal.requestsPerMinute,
+    key: principal.keyName
+  })
+
+/** Counts refusals and names the principal for the access log (every authenticated request passes here). */
+const counted = (principal: Principal, effect: Effect.Effect<void, AuthError>): Effect.Effect<void, AuthError> =>
+  Effect.withFiber((fiber) => {
+    fiber.getRef(RequestPrincipal).keyName = principal.keyName
+    return Effect.tapError(effect, (error) =>
+      error.reason === "rate_limited" || error.reason === "limiter_unavailable" ? Metric.update(rejected[error.reason], 1) : Effect.void)
+  })
 
 export class RateLimits extends Context.Service<RateLimits, {
   check(principal: Principal): Effect.Effect<void, AuthError>
 }>()("periscope/auth/RateLimits") {
-  /** Limits over whichever RateLimiter store is provided. */
+  /** Limits over whichever RateLimiter store is provided; a store failure refuses (503). */
   static readonly layer = Layer.effect(
     RateLimits,
     Effect.map(Effect.service(RateLimiter.RateLimiter), (limiter) =>
       RateLimits.of({
         check: (principal) =>
-          limiter.consume({
-            algorithm: "token-bucket",
-            onExceeded: "fail",
-            window,
-            limit: principal.requestsPerMinute,
-            key: principal.keyName
-          }).pipe(
+          consume(limiter, principal).pipe(
             Effect.asVoid,
-            Effect.mapError(({ reason }) =>
-              reason._tag === "RateLimitExceeded"
-                ? new AuthError({
-                  reason: "rate_limited",
-                  message: `rate limit of ${principal.requestsPerMinute} requests per minute exceeded for key ${
-                    JSON.stringify(principal.keyName)
-                  }; retry after ${Math.max(1, Math.ceil(Duration.toSeconds(reason.retryAfter)))} s`,
-                  retryAfterSeconds: Duration.toSeconds(reason.retryAfter)
-                })
-                : new AuthError({ reason: "limiter_unavailable", message: "rate limits cannot be checked right now; retry shortly" }))
+            Effect.mapError(({ reason }) => reason._tag === "RateLimitExceeded" ? exceeded(principal, reason.retryAfter) : unavailable),
+            (effect) => counted(principal, effect),
+            Effect.withSpan("RateLimits.check")
           )
       }))
   ).pipe(Layer.provide(RateLimiter.layer))
 
   /** One instance's limits, kept in this process. */
   static readonly layerMemory = RateLimits.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory))
+
+  /** Limits shared through Redis by every instance with the same prefix; `onRedisDown` decides what an outage does. */
+  static readonly layerRedis = (options: RateLimitsRedisOptions): Layer.Layer<RateLimits, never, Redis.Redis> =>
+    Layer.effect(
+      RateLimits,
+      Effect.gen(function*() {
+        const shared = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreRedis({ prefix: `${options.prefix}rl:` })))
+        const local = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
+        // One line when the outage starts and one when it ends, not one per request.
+        let down = false
+        const outage = (message: string) =>
+          Effect.suspend(() => {
+            if (down) return Effect.void
+            down = true
+            return Effect.logWarning(
+              options.onRedisDown === "open"
+                ? `rate limits: Redis unreachable (${message}); counting per instance in memory until it answers`
+                : `rate limits: Redis unreachable (${message}); refusing requests with 503 until it answers`
+            )
+          })
+        const recovered = Effect.suspend(() => {
+          if (!down) return Effect.void
+          down = false
+          return Effect.logInfo("rate limits: Redis answers again; limits are shared again")
+        })
+        const fromLocal = (principal: Principal) =>
+          Effect.andThen(
+            Metric.update(fallbacks, 1),
+            consume(local, principal).pipe(
+              Effect.asVoid,
+              Effect.mapError(({ reason }) => reason._tag === "RateLimitExceeded" ? exceeded(principal, reason.retryAfter) : unavailable)
+            )
+          )
+        return RateLimits.of({
+          check: (principal) =>
+            consume(shared, principal).pipe(
+              Effect.matchEffect({
+                onSuccess: () => recovered,
+                onFailure: ({ reason }) => {
+                  if (reason._tag === "RateLimitExceeded") return Effect.andThen(recovered, Effect.fail(exceeded(principal, reason.retryAfter)))
+                  return Effect.andThen(
+                    outage(reason.message),
+                    options.onRedisDown === "open" ? fromLocal(principal) : Effect.fail(unavailable)
+                  )
+                }
+              }),
+              (effect) => counted(principal, effect),
+              Effect.withSpan("RateLimits.check")
+            )
+        })
+      })
+    )
 }

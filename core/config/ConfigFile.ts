@@ -8,6 +8,8 @@ import { ruledNumber, ruledString } from "../schema/Rules.ts"
 import { PROVIDER_KINDS } from "../search/SearchProvider.ts"
 import { ChatConfig } from "./ChatConfig.ts"
 import { FetchConfig } from "./FetchConfig.ts"
+import { ObservabilityConfig } from "./ObservabilityConfig.ts"
+import { StoreConfig } from "./StoreConfig.ts"
 
 const optionalKey = Schema.optionalKey
 
@@ -83,6 +85,10 @@ export const ConfigFile = Schema.Struct({
   logRequests: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   search: optionalKey(SearchConfig),
   chat: optionalKey(ChatConfig),
+  /** Shared state (README: Several instances). */
+  store: optionalKey(StoreConfig),
+  /** /metrics and OTLP traces (README: Observability). */
+  observability: optionalKey(ObservabilityConfig),
   /** webFetch: address policy, limits, page cache (README: Fetch a page). */
   fetch: optionalKey(FetchConfig)
 }).annotate({ message: "must be a JSON object" })

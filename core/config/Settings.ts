@@ -9,6 +9,8 @@ import { decodeJsonText, decoderFor } from "../schema/Decode.ts"
 import type { InvalidInput } from "../schema/InvalidInput.ts"
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../auth/KeyRecord.ts"
 import { ConfigFile } from "./ConfigFile.ts"
+import { type ObservabilitySettings, observabilitySettingsOf } from "./ObservabilityConfig.ts"
+import { type StoreSettings, storeSettingsOf } from "./StoreConfig.ts"
 
 export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {
   /** The environment variable or file the bad value came from. */
@@ -34,6 +36,10 @@ export interface Settings {
     readonly documents: string | undefined
   }
   readonly configFile: string | undefined
+  /** Shared state: memory, or Redis (PERISCOPE_REDIS_URL / store.redisUrl, kept Redacted). */
+  readonly store: StoreSettings
+  /** /metrics and OTLP traces (OTEL_EXPORTER_OTLP_ENDPOINT / observability.otlpEndpoint). */
+  readonly observability: ObservabilitySettings
   /** The parsed config file, for the parts other modules read (chat routing). */
   readonly file: ConfigFile
 }
@@ -83,7 +89,10 @@ export const loadSettings: Effect.Effect<Settings, SettingsError, FileSystem.Fil
       apiKeys: optionalEnv("PERISCOPE_API_KEYS"),
       keysFile: optionalEnv("PERISCOPE_KEYS_FILE"),
       dataDir: optionalEnv("PERISCOPE_DATA_DIR"),
-      configFile: optionalEnv("PERISCOPE_CONFIG")
+      configFile: optionalEnv("PERISCOPE_CONFIG"),
+      redisUrl: optionalEnv("PERISCOPE_REDIS_URL"),
+      otlpEndpoint: optionalEnv("OTEL_EXPORTER_OTLP_ENDPOINT"),
+      serviceName: optionalEnv("OTEL_SERVICE_NAME")
     }).pipe(Effect.mapError(fromConfigError))
     const file: ConfigFile = env.configFile === undefined
       ? {}
@@ -92,18 +101,31 @@ export const loadSettings: Effect.Effect<Settings, SettingsError, FileSystem.Fil
     if (env.apiKeys !== undefined && apiKeys.length === 0) {
       return yield* new SettingsError({ setting: "PERISCOPE_API_KEYS", message: "must list at least one key (comma-separated)" })
     }
+    if (env.otlpEndpoint !== undefined && !/^https?:\/\/[^\s/]+/i.test(env.otlpEndpoint)) {
+      return yield* new SettingsError({ setting: "OTEL_EXPORTER_OTLP_ENDPOINT", message: "must be an http(s) URL" })
+    }
     return settingsOf(file, {
       ...(env.port._tag === "Some" ? { port: env.port.value } : {}),
       ...(env.host === undefined ? {} : { host: env.host }),
       ...(env.dataDir === undefined ? {} : { dataDir: env.dataDir }),
       ...(env.keysFile === undefined ? {} : { keysFile: env.keysFile }),
       ...(env.configFile === undefined ? {} : { configFile: env.configFile }),
+      ...(env.redisUrl === undefined ? {} : { redisUrl: env.redisUrl }),
+      ...(env.otlpEndpoint === undefined ? {} : { otlpEndpoint: env.otlpEndpoint }),
+      ...(env.serviceName === undefined ? {} : { serviceName: env.serviceName }),
       apiKeys
     })
   })
 
 /** Settings from a config file, with what the environment gave winning over it; defaults for the rest. */
-export const settingsOf = (file: ConfigFile, env: Partial<Pick<Settings, "port" | "host" | "dataDir" | "keysFile" | "configFile" | "apiKeys">> = {}): Settings => ({
+export const settingsOf = (
+  file: ConfigFile,
+  env: Partial<Pick<Settings, "port" | "host" | "dataDir" | "keysFile" | "configFile" | "apiKeys">> & {
+    readonly redisUrl?: string
+    readonly otlpEndpoint?: string
+    readonly serviceName?: string
+  } = {}
+): Settings => ({
   port: env.port ?? file.port ?? 8080,
   host: env.host ?? file.host,
   dataDir: env.dataDir ?? file.dataDir ?? ".periscope",
@@ -118,5 +140,7 @@ export const settingsOf = (file: ConfigFile, env: Partial<Pick<Settings, "port" 
     documents: file.search?.documents
   },
   configFile: env.configFile,
+  store: storeSettingsOf(file.store, env.redisUrl),
+  observability: observabilitySettingsOf(file.observability, env),
   file
 })

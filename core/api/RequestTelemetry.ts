@@ -1,0 +1,133 @@
+/**
+ * Per request, around every route (a global middleware, outside the error
+ * boundary so it sees the status the client gets): the server span
+ * "<METHOD> <route>" whose children are the auth, search and upstream spans
+ * (when a tracer is configured; W3C traceparent continues a caller's trace),
+ * Prometheus metrics by method, route and status, and one JSON access-log line
+ * (time, method, route, status, ms, key name - never the key - and request id).
+ * Latency is to the response head: a chat stream is timed by the model metrics.
+ * Plain code on the hot path: metric series are cached and updated directly.
+ */
+import { Context, Effect, Metric, Tracer, type Types } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse, HttpTraceContext } from "effect/http"
+import { type PrincipalCell, RequestPrincipal } from "../auth/RequestPrincipal.ts"
+import { allowedMethods } from "./Api.ts"
+
+export interface TelemetryOptionsShape {
+  /** One JSON line per request on stdout (the `logRequests` setting). */
+  readonly accessLog: boolean
+  /** Count requests for GET /metrics. */
+  readonly metrics: boolean
+  /** Serve GET /metrics without an API key. */
+  readonly metricsPublic: boolean
+}
+
+export const TelemetryOptions = Context.Reference<TelemetryOptionsShape>("periscope/api/TelemetryOptions", {
+  defaultValue: () => ({ accessLog: false, metrics: true, metricsPublic: false })
+})
+
+const requests = Metric.counter("periscope_http_requests_total", {
+  description: "HTTP requests answered, by method, route and status",
+  incremental: true
+})
+const latency = Metric.histogram("periscope_http_request_duration_seconds", {
+  description: "Time from the request to the response head, by method and route",
+  boundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+})
+
+const counters = new Map<string, Metric.Counter<number>>()
+const histograms = new Map<string, Metric.Histogram<number>>()
+const counterOf = (method: string, route: string, status: number) => {
+  const key = `${method} ${route} ${status}`
+  let metric = counters.get(key)
+  if (metric === undefined) {
+    metric = Metric.withAttributes(requests, { method, route, status: String(status) })
+    counters.set(key, metric)
+  }
+  return metric
+}
+const histogramOf = (method: string, route: string) => {
+  const key = `${method} ${route}`
+  let metric = histograms.get(key)
+  if (metric === undefined) {
+    metric = Metric.withAttributes(latency, { method, route })
+    histograms.set(key, metric)
+  }
+  return metric
+}
+
+/** Paths outside the contract are one label, so that scanning for URLs cannot grow the series. */
+const routeOf = (url: string): string => {
+  const q = url.indexOf("?")
+  const path = q === -1 ? url : url.slice(0, q)
+  return allowedMethods.has(path) || path === "/metrics" ? path : "unmatched"
+}
+
+const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
+
+/** The caller's X-Request-Id when it is a plain token, else a new one. */
+const requestIdOf = (header: string | undefined): string =>
+  header !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(header)
+    ? header
+    : Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("")
+
+export const RequestTelemetry = HttpRouter.middleware()(
+  Effect.gen(function*() {
+    const options = yield* TelemetryOptions
+    // The application's tracer (OTLP when configured), whatever the server's own context holds.
+    const tracer = yield* Tracer.Tracer
+    const tracing = tracer !== Tracer.nativeTracer
+    return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled> => {
+      if (!options.metrics && !options.accessLog && !tracing) return httpEffect
+      return Effect.withFiber((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+        const start = performance.now()
+        const method = METHODS.has(request.method) ? request.method : "OTHER"
+        const route = routeOf(request.url)
+        const requestId = requestIdOf(request.headers["x-request-id"])
+        const cell: PrincipalCell = { keyName: undefined }
+        let traceId: string | undefined
+        const finish = (status: number) => {
+          const ms = performance.now() - start
+          if (options.metrics) {
+            counterOf(method, route, status).updateUnsafe(1, fiber.context)
+            histogramOf(method, route).updateUnsafe(ms / 1000, fiber.context)
+          }
+          if (options.accessLog) {
+            globalThis.console.log(JSON.stringify({
+              time: new Date().toISOString(),
+              method,
+              route,
+              status,
+              ms: Math.round(ms * 100) / 100,
+              key: cell.keyName ?? null,
+              requestId,
+              ...(traceId === undefined ? {} : { traceId })
+            }))
+          }
+        }
+        let effect = httpEffect.pipe(
+          Effect.map((response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)),
+          Effect.onExit((exit) =>
+            Effect.sync(() => finish(exit._tag === "Success" ? exit.value.status : 500))
+          ),
+          Effect.provideService(RequestPrincipal, cell)
+        )
+        if (tracing) {
+          const parent = HttpTraceContext.fromHeaders(request.headers)
+          effect = effect.pipe(
+            Effect.tap(() => Effect.map(Effect.currentSpan, (span) => void (traceId = span.traceId)).pipe(Effect.ignore)),
+            Effect.withSpan(`${method} ${route}`, {
+              kind: "server",
+              ...(parent._tag === "Some" ? { parent: parent.value } : {}),
+              attributes: { "http.request.method": request.method, "http.route": route, "periscope.request_id": requestId }
+            }),
+            Effect.provideService(Tracer.Tracer, tracer)
+          )
+        }
+        return effect
+      })
+    }
+  }),
+  { global: true }
+)

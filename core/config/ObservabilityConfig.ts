@@ -1,0 +1,42 @@
+/**
+ * The `observability` section of the config file: the Prometheus scrape
+ * endpoint and OpenTelemetry traces. Access logs stay behind `logRequests`.
+ */
+import { Schema } from "effect"
+import { ruledString } from "../schema/Rules.ts"
+
+const optionalKey = Schema.optionalKey
+const urlRule = "must be an http(s) URL"
+const nameRule = "must be 1 to 64 letters, digits or _ . -"
+
+export const ObservabilityConfig = Schema.Struct({
+  metrics: optionalKey(Schema.Struct({
+    /** Serve GET /metrics. Default true. */
+    enabled: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
+    /** Serve it without an API key (for a scraper on a private network). Default false. */
+    public: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" }))
+  }).annotate({ message: "must be an object {enabled?, public?}" })),
+  /** OTLP/HTTP base URL of a collector (http://host:4318); traces go to <url>/v1/traces. OTEL_EXPORTER_OTLP_ENDPOINT wins. */
+  otlpEndpoint: optionalKey(ruledString(urlRule).check(Schema.isPattern(/^https?:\/\/[^\s/]+/i, { message: urlRule }))),
+  /** service.name of the traces. Default "periscope"; OTEL_SERVICE_NAME wins. */
+  serviceName: optionalKey(ruledString(nameRule).check(Schema.isPattern(/^[A-Za-z0-9_.-]{1,64}$/, { message: nameRule })))
+}).annotate({ message: "must be an object {metrics?, otlpEndpoint?, serviceName?}" })
+export type ObservabilityConfig = typeof ObservabilityConfig.Type
+
+export interface ObservabilitySettings {
+  readonly metrics: boolean
+  readonly metricsPublic: boolean
+  /** Base URL of the OTLP/HTTP collector; undefined: no traces exported. */
+  readonly otlpEndpoint: string | undefined
+  readonly serviceName: string
+}
+
+export const observabilitySettingsOf = (
+  file: ObservabilityConfig | undefined,
+  env: { readonly otlpEndpoint?: string | undefined; readonly serviceName?: string | undefined } = {}
+): ObservabilitySettings => ({
+  metrics: file?.metrics?.enabled ?? true,
+  metricsPublic: file?.metrics?.public ?? false,
+  otlpEndpoint: env.otlpEndpoint ?? file?.otlpEndpoint,
+  serviceName: env.serviceName ?? file?.serviceName ?? "periscope"
+})

@@ -49,7 +49,8 @@ export const appLayer = (
   const model = meteredChatModel(options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide(OpenAiUpstream.layer)))
   const federation = tracedSearch(federationLayer(settings.file.search).pipe(Layer.provide([search, cache])))
   const fetchSettings = fetchSettingsOf(settings.file.fetch)
-  const webFetch = GuardedWebFetch.layer(fetchSettings).pipe(Layer.provide(GuardedWebFetch.cacheLayer(fetchSettings)))
+  // Given the search layer so that addToIndex reaches the engine (and clears the answers cached from its old index).
+  const webFetch = GuardedWebFetch.layer(fetchSettings).pipe(Layer.provide([GuardedWebFetch.cacheLayer(fetchSettings), search, cache]))
   return Layer.mergeAll(
     search,
     webFetch,

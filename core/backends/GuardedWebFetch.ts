@@ -11,6 +11,7 @@ import { formatBytes } from "../ingest/DocumentSource.ts"
 import { mediaKindOf, readablePage, type ReadableFormat } from "../ingest/ReadablePage.ts"
 import { type FetchedPage, type FetchRequest, WebFetch, WebFetchError } from "../search/WebFetch.ts"
 import { type CachedPage, PageCache } from "../store/PageCache.ts"
+import { pageIndexer } from "./PageIndexer.ts"
 
 export const MAX_REDIRECTS = 5
 
@@ -141,7 +142,14 @@ const make = Effect.gen(function*() {
           if (page === undefined) {
             return yield* new WebFetchError({ reason: "unsupported_type", url, message: "the body is binary data, not HTML, PDF, text or JSON" })
           }
-          return { url, title: page.title, content: page.content, date: page.date ?? httpDate(body.lastModified), contentType: page.contentType }
+          return {
+            url,
+            title: page.title,
+            content: page.content,
+            text: page.text,
+            date: page.date ?? httpDate(body.lastModified),
+            contentType: page.contentType
+          }
         }
       }).pipe(
         // The exchanges have their deadline; this one also bounds reading the body (a huge PDF).
@@ -157,11 +165,11 @@ const make = Effect.gen(function*() {
         if (url instanceof WebFetchError) return yield* url
         const format = request.format ?? "markdown"
         const { page, fromCache } = yield* cache.get(`${format} ${url.href}`, fetchPage(url, format), { fresh: request.fresh === true })
-        if (indexPage !== undefined && !fromCache && (request.addToIndex ?? settings.addToIndex)) yield* indexPage(page)
+        if (indexPage !== undefined && (request.addToIndex ?? settings.addToIndex)) yield* indexPage(page)
         const content = request.maxChars === undefined || page.content.length <= request.maxChars
           ? page.content
           : page.content.slice(0, request.maxChars)
-        return { ...page, content, fromCache } satisfies FetchedPage
+        return { url: page.url, title: page.title, content, fromCache, date: page.date, contentType: page.contentType } satisfies FetchedPage
       })
     })
   }
@@ -169,11 +177,15 @@ const make = Effect.gen(function*() {
 
 export const GuardedWebFetch = {
   /**
-   * WebFetch with these settings over the platform's PageFetcher and a PageCache.
-   * `indexPage`, when given, receives the pages to add to the local index.
+   * WebFetch with these settings over the platform's PageFetcher and a PageCache. When the
+   * search backend's SearchEngine is in the context (provide the search layer), pages asked to
+   * be added to the index go to it (PageIndexer); otherwise `addToIndex` has nothing to add to.
    */
-  layer: (settings: FetchSettings, indexPage?: IndexPage): Layer.Layer<WebFetch, never, PageFetcher | PageCache> =>
-    Layer.effect(WebFetch, Effect.map(make, (build) => build(settings, indexPage))),
+  layer: (settings: FetchSettings): Layer.Layer<WebFetch, never, PageFetcher | PageCache> =>
+    Layer.effect(WebFetch, Effect.gen(function*() {
+      const build = yield* make
+      return build(settings, yield* pageIndexer)
+    })),
 
   /** The PageCache the settings ask for (none when its size or time-to-live is 0). */
   cacheLayer: (settings: FetchSettings): Layer.Layer<PageCache> =>

@@ -21,6 +21,8 @@ export type MediaKind = "html" | "text" | "pdf"
 export interface ReadablePage {
   readonly title: string
   readonly content: string
+  /** The plain main text, whatever the format (the same string as content for format text). */
+  readonly text: string
   readonly date: string | null
   /** The media type the body was read as (text/html, application/pdf, ...). */
   readonly contentType: string
@@ -77,14 +79,15 @@ const htmlPage = (bytes: Uint8Array, contentType: string, url: string, format: R
   // Title, date and plain text exactly as the index would store the page.
   const extracted = extractPage(html, url)
   const page = { title: extracted.document.title, date: extracted.document.date ?? null, contentType: "text/html" }
-  if (format === "text") return { ...page, content: extracted.document.text }
+  const text = extracted.document.text
+  if (format === "text") return { ...page, content: text, text }
   // Markdown and HTML need the content elements themselves: a second, consumable parse.
   const { document } = parseHTML(html) as unknown as { document: Document }
   removeBoilerplate(document)
   const content = mainContent(document)
-  if (content === undefined) return { ...page, content: "" }
+  if (content === undefined) return { ...page, content: "", text }
   const container = contentContainer(document, content.roots, url)
-  return { ...page, content: format === "html" ? container.innerHTML.trim() : markdownOf(container) }
+  return { ...page, content: format === "html" ? container.innerHTML.trim() : markdownOf(container), text }
 }
 
 /** Reads a body of a kind `mediaKindOf` or `sniffKind` accepted; a broken PDF rejects with pdf.js's reason. */
@@ -103,14 +106,17 @@ export const readablePage = async (
       return htmlPage(bytes, contentType, url, format)
     case "pdf": {
       const pdf = await pdfText(bytes)
-      return { title: pdf.title || titleFromUrl(url), content: pdf.text, date: pdf.date, contentType: "application/pdf" }
+      return { title: pdf.title || titleFromUrl(url), content: pdf.text, text: pdf.text, date: pdf.date, contentType: "application/pdf" }
     }
-    case "text":
+    case "text": {
+      const text = decodeHtml(bytes, contentType)
       return {
         title: titleFromUrl(url),
-        content: decodeHtml(bytes, contentType),
+        content: text,
+        text,
         date: null,
         contentType: declared === "unknown" ? "text/plain" : mediaTypeOf(contentType)
       }
+    }
   }
 }

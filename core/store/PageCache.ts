@@ -13,6 +13,8 @@ export const CachedPage = Schema.Struct({
   url: Schema.String,
   title: Schema.String,
   content: Schema.String,
+  /** The plain main text (what the local index stores when the page is added to it). */
+  text: Schema.String,
   date: Schema.NullOr(Schema.String),
   contentType: Schema.String
 })

@@ -12,6 +12,7 @@ import { type Resolver, systemResolver } from "../../adapters/node/sources/crawl
 import { NodePageFetcher } from "../../adapters/node/sources/crawl/NodePageFetcher.ts"
 import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 import { appLayer } from "../../core/app/Application.ts"
+import type { SearchChoice } from "../../core/app/SearchBackend.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
@@ -86,7 +87,10 @@ export interface FetchServer {
 }
 
 /** Periscope with `fetch` as its config file's fetch section; `resolve` replaces DNS for the page fetcher. */
-export const startFetchServer = async (fetch: FetchConfig, options: { readonly resolve?: Resolver } = {}): Promise<FetchServer> => {
+export const startFetchServer = async (
+  fetch: FetchConfig,
+  options: { readonly resolve?: Resolver; readonly search?: SearchChoice } = {}
+): Promise<FetchServer> => {
   const scope = Scope.makeUnsafe()
   const platform = Layer.mergeAll(
     NodeFileSystem.layer,
@@ -94,7 +98,7 @@ export const startFetchServer = async (fetch: FetchConfig, options: { readonly r
     NodePageFetcher.layer({ allow: false, resolve: options.resolve ?? systemResolver })
   )
   const services = appLayer(settingsOf({ fetch }), recordsFromPlainKeys([FETCH_KEY], 1_000_000), {
-    search: { _tag: "Layer", layer: FixtureSearch.layer(sampleDocuments) },
+    search: options.search ?? { _tag: "Layer", layer: FixtureSearch.layer(sampleDocuments) },
     chatModel: ScriptedChat.layer(unconfiguredChat)
   }).pipe(Layer.provide(platform), Layer.orDie)
   const app = HttpRouter.serve(PeriscopeRoutes, { disableLogger: true, disableListenLog: true }).pipe(

@@ -30,8 +30,13 @@ interface LockEntry {
 
 const readJson = <A>(file: string): A => JSON.parse(readFileSync(file, "utf8")) as A
 
-/** `npm pack` in the checkout (runs `prepack`, the build); the tarball's path. */
+/**
+ * `npm pack` in the checkout (runs `prepack`, the build); the tarball's path.
+ * PERISCOPE_TEST_TARBALL names one packed before, to iterate on these tests.
+ */
 export const packTarball = (into: string): string => {
+  const given = process.env.PERISCOPE_TEST_TARBALL
+  if (given !== undefined && given !== "") return given
   execFileSync("npm", ["pack", "--pack-destination", into, "--no-fund", "--no-audit"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] })
   const tgz = readdirSync(into).find((f) => f.endsWith(".tgz"))
   if (tgz === undefined) throw new Error(`npm pack left no tarball in ${into}`)

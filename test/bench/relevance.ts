@@ -9,6 +9,12 @@
  * its own Periscope instance on loopback, both fused by a third through the "iflow" provider
  * (weighted RRF), beside the full index served the same way; nDCG@10 ratio printed (target 0.95x).
  *
+ * Retrieval for grounding: for each search_context_size, the sources grounded chat would give
+ * the model (the query formed from the user message by queryOf, the engine's ranking asked for
+ * twice the count as Grounding asks, then selectSources, the one source-selection rule), with
+ * the share of them that are relevant (precision@N) and the share of the relevant documents
+ * they cover (recall@N), averaged over judged queries.
+ *
  * Xapian rows: Xapian 1.4's BM25 (C++, through python3-xapian) with the same k1, b, Porter
  * stemmer and stop words, title x2 and text only, so speed against it is never bought with quality.
  *
@@ -21,6 +27,8 @@ import { Analyzer, TokenKind } from "../../core/index/analysis/Analyzer.ts"
 import { englishStopWords } from "../../core/index/analysis/StopWords.ts"
 import { defaultEngineOptions, type EngineOptions, IndexBuilder } from "../../core/index/IndexBuilder.ts"
 import { EngineSearch } from "../../core/backends/EngineSearch.ts"
+import { queryOf } from "../../core/chat/GroundedAnswer.ts"
+import { DEFAULT_MAX_RESULTS, selectSources } from "../../core/chat/GroundingSources.ts"
 import { postSearch, startLiveServer } from "../search/liveSearchServer.ts"
 import { evaluateRun, type Scores } from "./support/metrics.ts"
 import { type Collection, loadCollection } from "./support/smart.ts"
@@ -188,6 +196,33 @@ const xapianRuns = (c: Collection): Array<[string, Run]> => {
 
 const format = (x: number) => x.toFixed(4)
 
+/** Precision@N and recall@N of the sources grounding selects, per search_context_size. */
+const groundingRetrieval = (c: Collection): Array<{ size: string; n: number; precision: number; recall: number; queries: number }> => {
+  const builder = new IndexBuilder()
+  builder.add(c.documents.map((d) => ({ url: docUrl(c.name, d.id), title: d.title, text: d.text })))
+  const index = builder.build()
+  return (["low", "medium", "high"] as const).map((size) => {
+    const n = DEFAULT_MAX_RESULTS[size]
+    let precision = 0
+    let recall = 0
+    let queries = 0
+    for (const q of c.queries) {
+      const gains = c.judgments.get(q.id)
+      if (gains === undefined) continue
+      const relevant = [...gains.values()].filter((g) => g > 0).length
+      if (relevant === 0) continue
+      const query = queryOf([{ role: "user", content: q.text }])
+      const hits = index.rank(plainQuery(query), n * 2).map((r) => ({ title: "", link: r.url, snippet: "", date: null }))
+      const sources = selectSources(hits, n)
+      const found = sources.filter((s) => (gains.get(idOfUrl(s.link)) ?? 0) > 0).length
+      precision += found / n
+      recall += found / relevant
+      queries++
+    }
+    return { size, n, precision: precision / queries, recall: recall / queries, queries }
+  })
+}
+
 const main = async () => {
   const { k1, b } = defaultEngineOptions
   const bm25Only: EngineOptions = { fieldWeights: { title: 0, body: 1, url: 0 }, proximity: 0, nearDuplicateBits: -1 }
@@ -222,6 +257,9 @@ const main = async () => {
     console.log(`Periscope vs best peer nDCG@10: ${format(best)} vs ${format(peersBest)} (${best > peersBest ? "Periscope best" : "PEER BETTER"})`)
     const federated = rows[7]![1].ndcg10 / rows[6]![1].ndcg10
     console.log(`Federation: fused halves vs full index nDCG@10 = ${format(rows[7]![1].ndcg10)} vs ${format(rows[6]![1].ndcg10)} (${federated.toFixed(3)}x, target >= 0.95x)`)
+    console.log(`\nRetrieval for grounding (${c.name}): sources given to the model per search_context_size`)
+    console.log(`| search_context_size | sources N | precision@N | recall@N |\n|---|---|---|---|`)
+    for (const r of groundingRetrieval(c)) console.log(`| ${r.size} | ${r.n} | ${format(r.precision)} | ${format(r.recall)} |`)
     if (!agree || best <= peersBest) failures++
   }
   if (failures > 0) process.exitCode = 1

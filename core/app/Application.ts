@@ -47,16 +47,16 @@ export const appLayer = (
   const search = searchLayer(options.search, options.hooks).pipe(Layer.provide([cache, indexStatus]))
   const chat = settings.file.chat
   const model = meteredChatModel(options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide(OpenAiUpstream.layer)))
-  const federation = tracedSearch(federationLayer(settings.file.search).pipe(Layer.provide([search, cache])))
   const fetchSettings = fetchSettingsOf(settings.file.fetch)
   // Given the search layer so that addToIndex reaches the engine (and clears the answers cached from its old index).
   const webFetch = GuardedWebFetch.layer(fetchSettings).pipe(Layer.provide([GuardedWebFetch.cacheLayer(fetchSettings), search, cache]))
+  const federation = tracedSearch(federationLayer(settings.file.search).pipe(Layer.provide([search, cache])))
   return Layer.mergeAll(
     search,
     webFetch,
     federation,
-    // Grounded chat searches through the same federation.
-    chatGatewayLayer(chat).pipe(Layer.provide([model, federation])),
+    // Grounded chat searches through the same federation and reads pages through the same webFetch.
+    chatGatewayLayer(chat).pipe(Layer.provide([model, federation, webFetch])),
     tracedApiKeys(ApiKeys.layer(keys)),
     state.rateLimits,
     // /metrics, /readyz, access logs and OTLP traces (README: Observability).

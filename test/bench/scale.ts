@@ -1,0 +1,138 @@
+/**
+ * Search at scale: Periscope over 100k, 300k and 1M passages of Debian documentation
+ * (support/scaleCorpus.ts; each size is a prefix of one shuffled file, so the smaller ones are
+ * even samples of the larger), beside the search bench's 56k corpus, each size built in a fresh
+ * process: build time, heap and ArrayBuffers after build, memory and snapshot bytes per passage,
+ * snapshot load time, queries per second and p99 for both query sets with and without snippets.
+ * One query set for every size, drawn from the titles of the first 100k passages.
+ *
+ * Targets (issue 13): memory per passage at 1M no worse than at 56k, q/s at 1M at least half
+ * of q/s at 100k, snapshot load under 1 s.
+ *
+ * Run: node test/bench/scale.ts [--xapian] [size ...]   (sizes default to 100000 300000 1000000;
+ *   --xapian adds Xapian's glass backend at every size, about 20 minutes per million passages)
+ */
+import { execFileSync } from "node:child_process"
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { makeBenchQueries } from "./support/benchQueries.ts"
+import { readJsonlLines } from "./support/jsonlLines.ts"
+import { ensurePassageCorpus } from "./support/passageCorpus.ts"
+import { ensureScaleCorpus, scaleDir, scaleTarget } from "./support/scaleCorpus.ts"
+import type { LatencyFigures, WorkerFigures } from "./support/searchWorker.ts"
+import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
+
+const args = process.argv.slice(2)
+const withXapian = args.includes("--xapian")
+const sizes = args.filter((a) => a !== "--xapian").map(Number)
+if (sizes.some((n) => !Number.isInteger(n) || n <= 0 || n > scaleTarget)) throw new Error(`sizes must be whole numbers from 1 to ${scaleTarget}`)
+if (sizes.length === 0) sizes.push(100_000, 300_000, 1_000_000)
+
+const skip = (reason: string) => {
+  if (process.env.CI === "true") throw new Error(`scale benchmark corpus missing under CI=true: ${reason}`)
+  console.log(`[skip] ${reason}`)
+  process.exit(0)
+}
+const base = ensurePassageCorpus()
+if (base._tag === "Missing") skip(`Debian documentation corpus unavailable: ${base.reason}`)
+console.log("preparing the scale corpus (first run: about 15 minutes of parsing) ...")
+const corpus = ensureScaleCorpus()
+if (corpus._tag === "Missing") skip(`scale corpus unavailable: ${corpus.reason}`)
+if (base._tag === "Missing" || corpus._tag === "Missing") process.exit(0)
+console.log(`corpus: ${corpus.count} passages (${corpus.path}); from ${Object.entries(corpus.perPackage).map(([k, v]) => `${k} ${v}`).join(", ")}`)
+
+const queriesPath = join(scaleDir, "queries.json")
+const queries = makeBenchQueries(readJsonlLines<{ title: string }>(corpus.path, 100_000).map((d) => d.title))
+writeFileSync(queriesPath, JSON.stringify(queries))
+console.log(`queries: ${queries.andLike.length} AND-like, ${queries.orLike.length} OR-like, from the titles of the first 100,000 passages`)
+
+const snapshotDir = join(scaleDir, "snapshots")
+mkdirSync(snapshotDir, { recursive: true })
+const worker = resolve(import.meta.dirname, "support/searchWorker.ts")
+
+interface Column {
+  readonly label: string
+  readonly figures: WorkerFigures
+}
+const columns: Array<Column> = []
+const runPeriscope = (label: string, path: string, limit: number | undefined) => {
+  process.stdout.write(`running Periscope on ${label} ... `)
+  const argv = ["--expose-gc", "--max-old-space-size=16384", worker, "periscope", path, queriesPath, join(snapshotDir, `periscope-${label}.bin`)]
+  if (limit !== undefined) argv.push(String(limit))
+  const out = execFileSync(process.execPath, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20, timeout: 3_600_000 })
+  const figures = JSON.parse(out.trim().split("\n").pop()!) as WorkerFigures
+  columns.push({ label: `Periscope ${label}`, figures })
+  console.log(`done (build ${(figures.buildMs / 1000).toFixed(1)} s)`)
+}
+const noXapian = withXapian ? xapianMissing() : undefined
+if (noXapian !== undefined) console.log(`[skip] Xapian: ${noXapian}`)
+
+const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${Math.round(n / 1000)}k`)
+runPeriscope(`${sizeLabel(base.count)} (search bench)`, base.path, undefined)
+for (const n of sizes) {
+  runPeriscope(sizeLabel(n), corpus.path, n)
+  if (withXapian && noXapian === undefined) {
+    process.stdout.write(`running Xapian glass on ${sizeLabel(n)} ... `)
+    const figures = runXapianBench("glass", corpus.path, queriesPath, n)
+    columns.push({ label: `Xapian glass ${sizeLabel(n)}`, figures })
+    console.log(`done (build ${(figures.buildMs / 1000).toFixed(1)} s)`)
+  }
+}
+
+type Value = number | null | undefined
+const bare = (f: WorkerFigures, set: "andLike" | "orLike"): LatencyFigures => (set === "andLike" ? f.andLikeBare : f.orLikeBare) ?? f[set]
+/** Memory the index holds: heap and buffers after the build, less the process's heap before it read anything. */
+const indexMemory = (f: WorkerFigures): Value =>
+  f.heapMB === null || f.buffersMB === null ? (f.rssMB !== undefined && f.baselineRssMB !== undefined ? f.rssMB - f.baselineRssMB : null) : f.heapMB + f.buffersMB - (f.baselineHeapMB ?? 0)
+const rows: Array<[string, (f: WorkerFigures) => Value, number]> = [
+  ["passages", (f) => f.documents, 0],
+  ["build (s)", (f) => f.buildMs / 1000, 1],
+  ["build (passages/s)", (f) => f.documents / (f.buildMs / 1000), 0],
+  ["JS heap after build (MB)", (f) => f.heapMB, 1],
+  ["ArrayBuffers after build (MB)", (f) => f.buffersMB, 1],
+  ["index memory: heap + buffers - baseline heap (MB; RSS growth for Xapian)", indexMemory, 1],
+  ["index memory per passage (bytes)", (f) => { const m = indexMemory(f); return m === null || m === undefined ? null : (m * 1e6) / f.documents }, 0],
+  ["snapshot / index files (MB)", (f) => f.snapshotMB, 1],
+  ["snapshot bytes per passage", (f) => (f.snapshotMB === null ? null : (f.snapshotMB * 1e6) / f.documents), 0],
+  ["snapshot load / database open (ms)", (f) => f.loadMs, 0],
+  ["AND-like queries/s", (f) => f.andLike.qps, 0],
+  ["AND-like p99 (ms)", (f) => f.andLike.p99Ms, 2],
+  ["OR-like queries/s", (f) => f.orLike.qps, 0],
+  ["OR-like p99 (ms)", (f) => f.orLike.p99Ms, 2],
+  ["AND-like queries/s, no snippets", (f) => bare(f, "andLike").qps, 0],
+  ["AND-like p99 (ms), no snippets", (f) => bare(f, "andLike").p99Ms, 2],
+  ["OR-like queries/s, no snippets", (f) => bare(f, "orLike").qps, 0],
+  ["OR-like p99 (ms), no snippets", (f) => bare(f, "orLike").p99Ms, 2],
+  ["mean results per query", (f) => (f.andLike.meanResults + f.orLike.meanResults) / 2, 1]
+]
+console.log(`\nnode ${process.version}, one run, each column in its own process; with snippets unless said\n`)
+console.log(`| measure | ${columns.map((c) => c.label).join(" | ")} |`)
+console.log(`|---|${columns.map(() => "---").join("|")}|`)
+for (const [label, value, digits] of rows) {
+  console.log(`| ${label} | ${columns.map((c) => { const v = value(c.figures); return v === null || v === undefined ? "-" : v.toFixed(digits) }).join(" | ")} |`)
+}
+
+const periscope = columns.filter((c) => c.label.startsWith("Periscope"))
+const reference = periscope[0]?.figures
+const at = (n: number) => periscope.find((c) => c.figures.documents === n && !c.label.includes("search bench"))?.figures
+const million = at(1_000_000)
+const hundred = at(100_000)
+const checks: Array<[string, boolean]> = []
+if (million !== undefined && reference !== undefined) {
+  const perPassage = (f: WorkerFigures) => (indexMemory(f) ?? 0) / f.documents
+  checks.push([
+    `index memory per passage at 1M <= at ${sizeLabel(reference.documents)} (${((perPassage(million) * 1e6)).toFixed(0)} vs ${((perPassage(reference) * 1e6)).toFixed(0)} bytes)`,
+    perPassage(million) <= perPassage(reference)
+  ])
+  checks.push([`snapshot load at 1M < 1 s (${(million.loadMs ?? 0).toFixed(0)} ms)`, (million.loadMs ?? 0) < 1000])
+}
+if (million !== undefined && hundred !== undefined) {
+  for (const set of ["andLike", "orLike"] as const) {
+    const ratio = million[set].qps / hundred[set].qps
+    checks.push([`${set === "andLike" ? "AND-like" : "OR-like"} q/s at 1M >= 0.5x q/s at 100k (${ratio.toFixed(2)}x)`, ratio >= 0.5])
+  }
+}
+if (checks.length > 0) {
+  console.log("\nTargets:")
+  for (const [label, ok] of checks) console.log(`  ${ok ? "met " : "MISS"}  ${label}`)
+}

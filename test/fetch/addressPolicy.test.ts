@@ -161,3 +161,29 @@ describe("address policy through webFetch", () => {
     }
   })
 })
+
+describe("address policy in the fetch-based PageFetcher (Deno, embed)", () => {
+  it("refuses every literal spelling and private name before connecting", async () => {
+    const { Effect } = await import("effect")
+    const { PageFetcher } = await import("../../core/ingest/crawl/PageFetcher.ts")
+    const secret = await serveSite({ "/": send("secret", "text/plain") })
+    try {
+      const fetcher = Effect.runSync(Effect.provide(Effect.service(PageFetcher), PageFetcher.layerFetch()))
+      const urls = [
+        ...SPELLINGS.map(([spelling]) => `http://${spelling.replace(":P", `:${secret.port}`)}/`),
+        `http://localhost:${secret.port}/`,
+        `http://localhost.:${secret.port}/`,
+        `http://printer.local/`,
+        `http://db.internal/`
+      ]
+      for (const url of urls) {
+        const exit = await Effect.runPromiseExit(fetcher.fetch({ url, accept: "*/*", userAgent: "test", timeoutMs: 2000, maxBytes: 1024, wanted: () => true }))
+        expect(exit._tag, url).toBe("Failure")
+        expect(JSON.stringify(exit), url).toContain('"reason":"refused"')
+      }
+      expect(secret.requested).toEqual([])
+    } finally {
+      await secret.close()
+    }
+  })
+})

@@ -5,6 +5,7 @@
  *
  *   node test/bench/fetch.ts             200 pages
  *   node test/bench/fetch.ts --pages 500
+ *   node test/bench/fetch.ts --worst     also list each method's 5 worst pages and sentences they lose
  *
  * Ground truth comes from the structure each generator writes, not from any extractor:
  * - Sphinx, Python 3.11: main = `div[role=main]`; navigation = `div.related` (top and bottom
@@ -176,8 +177,10 @@ console.log(`main sentences: ${truths.reduce((s, t) => s + t.sentences.length, 0
 const mean = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)
 const pct = (value: number) => `${(value * 100).toFixed(1)}%`
 
+const worst = process.argv.includes("--worst")
 const rows: Array<Array<string>> = []
 for (const method of METHODS) {
+  const losses: Array<{ url: string; share: number; lost: Array<string> }> = []
   const kept: Array<number> = []
   const dropped: Array<number> = []
   const perfect: Array<number> = []
@@ -186,11 +189,18 @@ for (const method of METHODS) {
     const output = outputKey(await method.run(truth.html, truth.page))
     const keptShare = truth.sentences.filter((s) => output.includes(key(s))).length / truth.sentences.length
     kept.push(keptShare)
+    if (worst) losses.push({ url: truth.page.url, share: keptShare, lost: truth.sentences.filter((x) => !output.includes(key(x))).slice(0, 3) })
     perfect.push(keptShare === 1 ? 1 : 0)
     if (truth.navigation.length > 0) dropped.push(truth.navigation.filter((u) => !output.includes(key(u))).length / truth.navigation.length)
   }
   const ms = (performance.now() - started) / truths.length
   const sorted = [...kept].sort((a, b) => a - b)
+  if (worst) {
+    console.log(`${method.name}: worst pages`)
+    for (const loss of losses.sort((a, b) => a.share - b.share).slice(0, 5)) {
+      console.log(`  ${pct(loss.share)} ${loss.url}\n${loss.lost.map((x) => `    - ${x.slice(0, 140)}`).join("\n")}`)
+    }
+  }
   rows.push([method.name, pct(mean(kept)), pct(sorted[Math.floor(sorted.length * 0.1)]!), pct(mean(perfect)), pct(mean(dropped)), ms.toFixed(1)])
 }
 

@@ -31,6 +31,7 @@ const postgresDoc = (path: string) => readFileSync(`.cache/debian-docs/postgresq
 let site: Site
 let server: FetchServer
 let slowHits = 0
+let hangClosed = 0
 
 beforeAll(async () => {
   site = await serveSite({
@@ -80,6 +81,11 @@ widgets --version</code></pre>
         r.writeHead(200, { "content-type": "text/html" })
         r.end("<html><head><title>Slow</title></head><body><main><p>Worth the wait.</p></main></body></html>")
       }, 300)
+    },
+    "/hang": (q, r) => {
+      r.writeHead(200, { "content-type": "text/html" })
+      r.write("<html><body><p>Hanging")
+      q.socket.on("close", () => hangClosed++)
     },
     "/never": (_q, r) => {
       r.writeHead(200, { "content-type": "text/html" })
@@ -304,6 +310,18 @@ describe("webFetch: limits and the site's errors, each with its own error", () =
     expect(status).toBe(504)
     expect(body.exception).toEqual({ type: "FetchTimeout", detail: "the site did not answer within 2000 ms" })
     expect(Date.now() - started).toBeLessThan(10_000)
+  })
+
+  it("a client that goes away cancels the fetch: the site's connection is closed", async () => {
+    const controller = new AbortController()
+    const pending = postFetch(server.url, { url: `${site.origin}/hang` }, { signal: controller.signal }).catch(() => "aborted")
+    await new Promise((r) => setTimeout(r, 300))
+    controller.abort()
+    expect(await pending).toBe("aborted")
+    const deadline = Date.now() + 1000
+    while (hangClosed === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    // Closed long before the 2 s fetch deadline would have closed it.
+    expect(hangClosed).toBe(1)
   })
 
   it("an invalid URL and a non-http scheme are the caller's (400)", async () => {

@@ -63,7 +63,22 @@ const index = Command.make(
       ),
       Flag.optional
     ),
-    quiet: Flag.Boolean("quiet").pipe(Flag.withDescription("No progress display"), Flag.withDefault(false))
+    quiet: Flag.Boolean("quiet").pipe(Flag.withDescription("No progress display"), Flag.withDefault(false)),
+    allowShrink: Flag.Boolean("allow-shrink").pipe(
+      Flag.withDescription(
+        "Write the snapshot even when the run read no document, or when --fresh would leave fewer documents than it has " +
+          "(otherwise such a run writes nothing and exits 1)"
+      ),
+      Flag.withDefault(false)
+    ),
+    keepStarter: Flag.Boolean("keep-starter").pipe(
+      Flag.withDescription("Add to the starter index (npm READMEs built on the first start) instead of replacing it"),
+      Flag.withDefault(false)
+    ),
+    includeGenerated: Flag.Boolean("include-generated").pipe(
+      Flag.withDescription("Also index generated index pages (Sphinx genindex/modindex/search, Javadoc index-all, ...), left out by default"),
+      Flag.withDefault(false)
+    )
   },
   Effect.fn("periscope.index")(function*(input) {
     const settings = yield* loadSettings
@@ -85,7 +100,8 @@ const index = Command.make(
             maxRedirects: value(input.maxRedirects),
             anySite: input.anySite
           },
-          allowPrivate: allow === undefined ? false : allow.trim() === "all" ? true : allow.split(",").map((h) => h.trim()).filter((h) => h !== "")
+          allowPrivate: allow === undefined ? false : allow.trim() === "all" ? true : allow.split(",").map((h) => h.trim()).filter((h) => h !== ""),
+          keepGenerated: input.includeGenerated
         }),
       catch: (error) => error as Error
     })
@@ -94,6 +110,8 @@ const index = Command.make(
       sources,
       out,
       fresh: input.fresh,
+      allowShrink: input.allowShrink,
+      keepStarter: input.keepStarter,
       progress: input.quiet ? silentProgress : terminalProgress()
     }).pipe(
       // Ctrl-C interrupts the run (NodeRuntime.runMain): requests in flight are aborted and nothing is written.
@@ -102,6 +120,11 @@ const index = Command.make(
       )
     )
     yield* Console.log(formatSummary(summary))
+    // Exit 1: nothing written (the run would have lost data); 2: written, but some inputs were damaged or failed.
+    if (summary.notWritten !== undefined) {
+      yield* Console.error(`periscope: ${out}: not written: ${summary.notWritten}`)
+      process.exitCode = 1
+    } else if (summary.failed > 0) process.exitCode = 2
   })
 ).pipe(
   Command.withDescription("Build or update the search snapshot from folders, archives, JSONL files or a crawl"),

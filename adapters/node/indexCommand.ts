@@ -7,7 +7,16 @@
  * was. Also here: the terminal progress bar and the end-of-run summary.
  *
  * Only a problem with the snapshot itself (an existing file that cannot be
- * read, a path that cannot be written) fails the run; bad items are counted.
+ * read, a path that cannot be written) fails the run; bad items are counted
+ * and every damaged input is listed in the summary.
+ *
+ * A run never leaves less than it found unless asked (issue 11): when it read
+ * no document at all (a refused crawl, an unreachable host, a garbage
+ * archive), or when a --fresh run would replace a snapshot with fewer
+ * documents than it has, nothing is written and `notWritten` says why;
+ * `allowShrink` writes anyway. The starter index (marked by a file beside it,
+ * snapshotFile.ts) is replaced, not extended, by the first run unless
+ * `keepStarter`.
  */
 import { existsSync } from "node:fs"
 import cliProgress from "cli-progress"
@@ -15,7 +24,7 @@ import { Effect, Schema } from "effect"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import type { DocumentSource } from "../../core/ingest/DocumentSource.ts"
 import { type IndexProgress, type IndexRunResult, type ProgressView, runIndex, silentProgress } from "../../core/ingest/IndexRun.ts"
-import { loadSnapshotFile, writeSnapshotFile } from "./snapshotFile.ts"
+import { isStarterSnapshot, loadSnapshotFile, markStarterSnapshot, writeSnapshotFile } from "./snapshotFile.ts"
 
 export { type IndexProgress, type ProgressView, silentProgress }
 
@@ -91,15 +100,27 @@ export interface IndexRunOptions {
   readonly batchSize?: number | undefined
   /** How many error messages to keep for the summary. */
   readonly errorSamples?: number | undefined
+  /** Write even when the run read nothing, or a --fresh run would leave fewer documents than the snapshot has. */
+  readonly allowShrink?: boolean | undefined
+  /** Add to the starter index instead of replacing it. */
+  readonly keepStarter?: boolean | undefined
+  /** Mark the written snapshot as the starter index (the starter build only). */
+  readonly starter?: boolean | undefined
 }
 
 export interface IndexSummary extends Omit<IndexRunResult, "index" | "bytes"> {
   readonly out: string
   readonly snapshotBytes: number
-  /** Documents and images in the written snapshot. */
+  /** Documents and images in the written snapshot (or in the one that would have been written). */
   readonly documents: number
   readonly images: number
   readonly writeMs: number
+  /** Documents in the snapshot that was there before, when it was read or counted. */
+  readonly previousDocuments: number | undefined
+  /** The starter index was replaced by this run. */
+  readonly replacedStarter: boolean
+  /** Why nothing was written (the old snapshot is as it was); undefined when the snapshot was written. */
+  readonly notWritten: string | undefined
 }
 
 /** The snapshot being updated, or undefined when there is none yet. */
@@ -117,14 +138,48 @@ const loadPrevious = (path: string): Effect.Effect<SearchIndex | undefined, Inde
     )
     : Effect.succeed(undefined)
 
+/** Documents of the snapshot a --fresh run replaces; undefined when there is none or it cannot be read. */
+const countPrevious = (path: string): Effect.Effect<number | undefined> =>
+  existsSync(path)
+    ? loadSnapshotFile(path).pipe(Effect.map((index) => index.documentCount), Effect.orElseSucceed(() => undefined))
+    : Effect.succeed(undefined)
+
+const plural = (n: number, one: string) => `${n.toLocaleString("en-US")} ${one}${n === 1 ? "" : "s"}`
+
+/** Why the run must not write, or undefined when it may. */
+const refusal = (
+  options: IndexRunOptions,
+  fresh: boolean,
+  result: Omit<IndexRunResult, "index" | "bytes">,
+  documents: number,
+  previous: number | undefined
+): string | undefined => {
+  if (options.allowShrink === true) return undefined
+  const why = `${plural(result.failed, "error")}, ${plural(result.skipped.reduce((n, s) => n + s.count, 0), "item")} skipped`
+  if (result.read === 0) {
+    return `nothing was indexed from the sources (${why}); ${existsSync(options.out) ? `the snapshot ${options.out} was left as it was` : "no snapshot was written"}. ` +
+      "Check the errors above, or pass --allow-shrink to write it anyway"
+  }
+  if (fresh && previous !== undefined && documents < previous) {
+    return `--fresh would replace ${options.out} (${plural(previous, "document")}) with ${plural(documents, "document")} (${why}); ` +
+      "it was left as it was. Pass --allow-shrink to replace it anyway"
+  }
+  return undefined
+}
+
 /**
  * Reads the sources, builds and writes the snapshot. Fails only with IndexRunError: the
  * existing snapshot cannot be read, or the new one cannot be written. Interrupted before
  * the write, it writes nothing; the write itself is not interrupted half-way (it is a
  * temporary file renamed over the old one), so the old snapshot stays whole either way.
+ * A run that would leave less than it found writes nothing and says why in `notWritten`.
  */
 export const indexSnapshot = Effect.fn("indexSnapshot")(function*(options: IndexRunOptions) {
-  const previous = options.fresh ? undefined : yield* loadPrevious(options.out)
+  const replacedStarter = options.starter !== true && options.keepStarter !== true && isStarterSnapshot(options.out)
+  const fresh = options.fresh === true || replacedStarter
+  const previous = fresh ? undefined : yield* loadPrevious(options.out)
+  // The starter index may always be replaced by less: it is no one's work.
+  const previousDocuments = previous?.documentCount ?? (fresh && !replacedStarter ? yield* countPrevious(options.out) : undefined)
   const { index, bytes, ...result } = yield* runIndex({
     sources: options.sources,
     previous: previous?.documents(),
@@ -132,18 +187,25 @@ export const indexSnapshot = Effect.fn("indexSnapshot")(function*(options: Index
     batchSize: options.batchSize,
     errorSamples: options.errorSamples
   })
+  const notWritten = refusal(options, fresh, result, index.documentCount, previousDocuments)
   const writeStart = performance.now()
-  yield* writeSnapshotFile(options.out, bytes).pipe(
-    Effect.mapError((error) => new IndexRunError({ subject: error.path, message: error.message })),
-    Effect.uninterruptible
-  )
+  if (notWritten === undefined) {
+    yield* writeSnapshotFile(options.out, bytes).pipe(
+      Effect.andThen(markStarterSnapshot(options.out, options.starter === true)),
+      Effect.mapError((error) => new IndexRunError({ subject: error.path, message: error.message })),
+      Effect.uninterruptible
+    )
+  }
   const summary: IndexSummary = {
     ...result,
     out: options.out,
     snapshotBytes: bytes.byteLength,
     documents: index.documentCount,
     images: index.imageCount,
-    writeMs: performance.now() - writeStart
+    writeMs: performance.now() - writeStart,
+    previousDocuments,
+    replacedStarter: replacedStarter && notWritten === undefined,
+    notWritten
   }
   return summary
 })
@@ -159,8 +221,9 @@ export const formatSummary = (summary: IndexSummary): string => {
   const lines = [
     `Indexed ${number(summary.read)} documents in ${seconds(totalMs)} (${rate.toFixed(1)} documents/s read and extracted; ` +
     `${summary.kept > 0 ? `load previous ${seconds(summary.loadMs)}, ` : ""}build ${seconds(summary.buildMs)}, write ${seconds(summary.writeMs)}).`,
-    `Snapshot ${summary.out} (${megabytes(summary.snapshotBytes)}): ${number(summary.documents)} documents, ` +
-    `${number(summary.images)} images${summary.kept > 0 ? `, ${number(summary.kept)} carried over from the previous snapshot` : ""}.`,
+    `${summary.notWritten === undefined ? "Snapshot" : "NOT written:"} ${summary.out} (${megabytes(summary.snapshotBytes)}): ${number(summary.documents)} documents, ` +
+    `${number(summary.images)} images${summary.kept > 0 ? `, ${number(summary.kept)} carried over from the previous snapshot` : ""}` +
+    `${summary.replacedStarter ? "; it replaces the starter index (npm package READMEs; --keep-starter adds to it instead)" : ""}.`,
     `Duplicates collapsed: ${number(summary.duplicates)} with the same URL (newest kept), ` +
     `${number(summary.nearDuplicates)} near-duplicate pages grouped at search time.`
   ]
@@ -174,5 +237,6 @@ export const formatSummary = (summary: IndexSummary): string => {
   }
   lines.push(`Errors: ${number(summary.failed)}${summary.failed === 0 ? "" : ` (showing ${summary.errors.length}):`}`)
   for (const { origin, message } of summary.errors) lines.push(`  ${origin}: ${message}`)
+  if (summary.notWritten !== undefined) lines.push(`Not written: ${summary.notWritten}.`)
   return lines.join("\n")
 }

@@ -3,7 +3,8 @@
  * same folder, flushed, then renamed over the target), so a reader or a crash never sees
  * half a snapshot. Decoding is core's job (core/index/Snapshot.ts); this only moves bytes.
  */
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises"
+import { existsSync } from "node:fs"
+import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Effect, Schema } from "effect"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
@@ -74,3 +75,22 @@ export const loadSnapshotFile = (path: string): Effect.Effect<SearchIndex, Snaps
       })
     )
   )
+
+/**
+ * The file beside a snapshot that marks it as the starter index (npm READMEs built on the
+ * first start): the operator's first `periscope index` replaces it instead of adding to it.
+ */
+export const starterMarkerPath = (snapshot: string): string => `${snapshot}.starter`
+
+/** True when the snapshot at `path` is the starter index. */
+export const isStarterSnapshot = (path: string): boolean => existsSync(starterMarkerPath(path)) && existsSync(path)
+
+/** Marks the snapshot at `path` as the starter index, or clears the mark. */
+export const markStarterSnapshot = (path: string, starter: boolean): Effect.Effect<void, SnapshotFileError> =>
+  Effect.tryPromise({
+    try: () =>
+      starter
+        ? writeFile(starterMarkerPath(path), "The snapshot beside this file is Periscope's starter index; `periscope index` replaces it.\n")
+        : rm(starterMarkerPath(path), { force: true }),
+    catch: (error) => new SnapshotFileError({ path: starterMarkerPath(path), message: `cannot ${starter ? "write" : "remove"} the starter mark: ${reason(error)}` })
+  })

@@ -4,7 +4,9 @@
  * packaged files), built without network on the first `npm start` when no
  * snapshot exists, so web and image search answer real results at once.
  * The start path calls `ensureStarterIndex` (nothing happens when a snapshot
- * is already there) and logs `message`.
+ * is already there) and logs `message`. The snapshot is marked as the starter
+ * (a file beside it): the operator's first `periscope index` replaces it
+ * rather than mixing their pages with npm READMEs, unless --keep-starter.
  */
 import { existsSync } from "node:fs"
 import { resolve } from "node:path"
@@ -31,7 +33,7 @@ export const starterSnapshotPath = (options: StarterIndexOptions): string =>
 
 const howToIndexYourOwn = (out: string) =>
   [
-    "To search your own pages, index them into the same snapshot (it is updated, not replaced; add --fresh to replace it):",
+    "To search your own pages, index them (your first index replaces this starter index; --keep-starter adds to it instead):",
     "  npm run index -- ./public=https://docs.example.com/      a folder of .html files and the URL it is published at",
     "  npm run index -- https://docs.example.com/sitemap.xml     a crawl from a sitemap (robots.txt honoured)",
     "  npm run index -- crawl.warc.gz  pages.jsonl               WARC archives and JSONL documents",
@@ -43,7 +45,7 @@ export const buildStarterIndex = (options: StarterIndexOptions): Effect.Effect<S
   const nodeModules = options.nodeModules ?? resolve("node_modules")
   const out = starterSnapshotPath(options)
   return Effect.map(
-    indexSnapshot({ sources: [nodeModulesSource(nodeModules)], out, fresh: true }),
+    indexSnapshot({ sources: [nodeModulesSource(nodeModules)], out, fresh: true, starter: true, allowShrink: true }),
     (summary) => ({
       summary,
       message: [

@@ -31,16 +31,26 @@ export const parseJsonlLine = (line: string): Result.Result<IndexDocument, strin
   })
 }
 
-/** The lines of a JSONL file as items: blank lines pass, `origin` is `<name>:<line>`. */
+/**
+ * The lines of a JSONL file as items: blank lines pass, `origin` is `<name>:<line>`.
+ * A file without a single non-blank line is one error, so an empty export is not mistaken for success.
+ */
 export const jsonlItems = <E, R>(name: string, lines: Stream.Stream<string, E, R>): Stream.Stream<SourceItem, E, R> =>
-  lines.pipe(
-    Stream.zipWithIndex,
-    Stream.filter(([line]) => line.trim() !== ""),
-    Stream.map(([line, index]): SourceItem => {
-      const origin = `${name}:${index + 1}`
-      const parsed = parseJsonlLine(line)
-      if (Result.isFailure(parsed)) return { _tag: "Failed", origin, message: parsed.failure }
-      if (parsed.success.text.trim() === "") return { _tag: "Skipped", origin, reason: "no main text" }
-      return { _tag: "Document", origin, document: parsed.success }
-    })
-  )
+  Stream.suspend(() => {
+    let seen = 0
+    return lines.pipe(
+      Stream.zipWithIndex,
+      Stream.filter(([line]) => line.trim() !== ""),
+      Stream.map(([line, index]): SourceItem => {
+        seen++
+        const origin = `${name}:${index + 1}`
+        const parsed = parseJsonlLine(line)
+        if (Result.isFailure(parsed)) return { _tag: "Failed", origin, message: parsed.failure }
+        if (parsed.success.text.trim() === "") return { _tag: "Skipped", origin, reason: "no main text" }
+        return { _tag: "Document", origin, document: parsed.success }
+      }),
+      Stream.concat(Stream.suspend(() =>
+        seen === 0 ? Stream.make<Array<SourceItem>>({ _tag: "Failed", origin: name, message: "no documents: the file has no lines" }) : Stream.empty
+      ))
+    )
+  })

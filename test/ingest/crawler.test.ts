@@ -102,7 +102,7 @@ describe("crawler: robots.txt", () => {
     expect(site.requested.filter((p) => p === "/robots.txt")).toHaveLength(1)
   })
 
-  it("treats a missing robots.txt as allow-all and a failing one as disallow-all", async () => {
+  it("treats a missing robots.txt as allow-all and a failing one as disallow-all, reported as an error", async () => {
     const open = await serve({ "/": sendHtml(page("Open site")) })
     expect(documentUrls(await crawl({ seeds: [`${open.origin}/`], allowPrivate: [open.host] }))).toEqual([`${open.origin}/`])
 
@@ -114,7 +114,8 @@ describe("crawler: robots.txt", () => {
       "/": sendHtml(page("Closed site"))
     })
     const items = await crawl({ seeds: [`${broken.origin}/`], allowPrivate: [broken.host] })
-    expect(skips(items)).toEqual(["/: disallowed by robots.txt"])
+    // Not a quiet skip: the page is an error naming the cause, so the run reports it (issue 11).
+    expect(items).toEqual([{ _tag: "Failed", origin: `${broken.origin}/`, message: "robots.txt answered HTTP 503" }])
     expect(broken.requested).toEqual(["/robots.txt"])
   })
 
@@ -159,8 +160,9 @@ describe("crawler: sitemaps", () => {
     })
     const items = await crawl({ sitemaps: [`${site.origin}/sitemap_index.xml`], allowPrivate: [site.host], maxDepth: 0 })
     expect(documentUrls(items)).toEqual([`${site.origin}/listed-1`, `${site.origin}/listed-2`, `${site.origin}/listed-3?x=1&y=2`])
-    // lastmod is a modification date, never a publish date.
-    expect(items.every((i) => i._tag !== "Document" || i.document.date === null)).toBe(true)
+    // A page stating no date of its own is dated by its sitemap <lastmod>; the others stay undated.
+    const dates = Object.fromEntries(items.flatMap((i) => (i._tag === "Document" ? [[i.document.url, i.document.date]] : [])))
+    expect(dates).toEqual({ [`${site.origin}/listed-1`]: "2001-01-01", [`${site.origin}/listed-2`]: null, [`${site.origin}/listed-3?x=1&y=2`]: null })
     expect(site.requested).not.toContain("/only-linked")
   })
 

@@ -209,9 +209,11 @@ describe("pages that are barely HTML", () => {
 describe("sitemaps", () => {
   it("lists pages or sitemaps, resolved against the sitemap's URL", () => {
     expect(parseSitemap(`<urlset><url><loc>/a</loc></url><url><loc>ftp://x/</loc></url></urlset>`, "https://s.example/sitemap.xml"))
-      .toEqual({ pages: ["https://s.example/a"], sitemaps: [] })
+      .toEqual({ pages: ["https://s.example/a"], sitemaps: [], lastmod: new Map() })
     expect(parseSitemap(`<sitemapindex><sitemap><loc>https://s.example/s1.xml</loc></sitemap></sitemapindex>`, "https://s.example/"))
-      .toEqual({ pages: [], sitemaps: ["https://s.example/s1.xml"] })
+      .toEqual({ pages: [], sitemaps: ["https://s.example/s1.xml"], lastmod: new Map() })
+    expect(parseSitemap(`<urlset><url><loc>/a</loc><lastmod> 2021-06-01 </lastmod></url><url><loc>/b</loc></url></urlset>`, "https://s.example/sitemap.xml"))
+      .toEqual({ pages: ["https://s.example/a", "https://s.example/b"], sitemaps: [], lastmod: new Map([["https://s.example/a", "2021-06-01"]]) })
     expect(parseSitemap(`<html></html>`, "https://s.example/")).toEqual({ error: "expected <urlset> or <sitemapindex>, found <html>" })
   })
 })

@@ -53,7 +53,8 @@ describe("periscope index", () => {
 
   it("builds a snapshot from a folder and a JSONL file, counting what it skipped and what failed", async () => {
     const run = await cli([`${site}=https://orchard.example.com/handbook/`, jsonl, "--out", out])
-    expect(run.code, run.stderr).toBe(0)
+    // 2: written, but an input was damaged (the bad JSONL line).
+    expect(run.code, run.stderr).toBe(2)
     expect(run.stdout).toContain("Indexed 3 documents")
     expect(run.stdout).toMatch(/Snapshot .*index\.snapshot \(.* MiB\): 3 documents, 1 images\./)
     expect(run.stdout).toMatch(/Skipped: 1:\n\s+1  no main text/)
@@ -111,7 +112,7 @@ describe("periscope index", () => {
     expect(readFileSync(bad, "utf8")).toBe("not a snapshot")
 
     const fresh = await cli([jsonl, "--out", bad, "--fresh"])
-    expect(fresh.code, fresh.stderr).toBe(0)
+    expect(fresh.code, fresh.stderr).toBe(2)
     expect(load(bad).documentCount).toBe(1)
   })
 

@@ -3,12 +3,21 @@
  * under the directory resolved against a base URL (`docs/a/b.html` with base
  * `https://example.com/docs/` gives `https://example.com/docs/a/b.html`).
  * Files are read in sorted order so runs are repeatable.
+ *
+ * A file whose bytes are not HTML (an image or random bytes under an .html
+ * name) is an error, not a page; a folder with no .html file at all is one
+ * error too, so a wrong path cannot pass for an empty site. Generated index
+ * pages (genindex, index-all, ...) are skipped unless `keepGenerated`. A page
+ * stating no date gets none: file times are checkout or build stamps
+ * (core/ingest/FallbackDate.ts).
  */
 import { readdir, readFile, realpath, stat } from "node:fs/promises"
 import { join, relative, sep } from "node:path"
 import { decodeHtml } from "../../../core/ingest/HtmlBytes.ts"
 import { htmlToDocument } from "../../../core/ingest/HtmlDocument.ts"
 import { type DocumentSource, documentItem, failed, formatBytes, type SourceItem, skipped } from "../../../core/ingest/DocumentSource.ts"
+import { generatedPageKind, generatedPageReason } from "../../../core/ingest/GeneratedPage.ts"
+import { notHtml } from "../../../core/ingest/NotHtml.ts"
 import { asyncEstimate, asyncItems } from "./asyncItems.ts"
 
 export interface HtmlDirectoryOptions {
@@ -16,6 +25,8 @@ export interface HtmlDirectoryOptions {
   readonly baseUrl: string
   /** Files larger than this are skipped (default 10 MiB). */
   readonly maxBytes?: number | undefined
+  /** Index generated index pages (genindex, index-all, ...) too; left out by default. */
+  readonly keepGenerated?: boolean | undefined
 }
 
 const HTML_FILE = /\.(?:html?|xhtml)$/i
@@ -70,20 +81,34 @@ export const htmlDirectorySource = (directory: string, options: HtmlDirectoryOpt
       return count
     }),
     items: asyncItems(directory, async function*(): AsyncGenerator<SourceItem> {
+      let files = 0
       for await (const file of htmlFiles(directory, new Set())) {
+        files++
         const origin = relative(directory, file)
         try {
+          const link = fileLink(directory, file, base)
+          const generated = options.keepGenerated === true ? undefined : generatedPageKind(link)
+          if (generated !== undefined) {
+            yield skipped(origin, generatedPageReason(generated))
+            continue
+          }
           const info = await stat(file)
           if (info.size > maxBytes) {
             yield skipped(origin, `larger than ${formatBytes(maxBytes)}`)
             continue
           }
-          const html = decodeHtml(await readFile(file))
-          yield documentItem(origin, htmlToDocument(html, fileLink(directory, file, base)))
+          const bytes = await readFile(file)
+          const binary = notHtml(bytes)
+          if (binary !== undefined) {
+            yield failed(origin, binary)
+            continue
+          }
+          yield documentItem(origin, htmlToDocument(decodeHtml(bytes), link))
         } catch (error) {
           yield failed(origin, error)
         }
       }
+      if (files === 0) yield failed(directory, "no .html, .htm or .xhtml files in this folder")
     })
   }
 }

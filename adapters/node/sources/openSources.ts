@@ -37,6 +37,8 @@ export interface OpenSourcesOptions {
   /** Hosts ("10.0.0.5:8080", "intranet.example") exempt from the private-address guard, or true for all. */
   readonly allowPrivate?: AddressPolicy["allow"] | undefined
   readonly maxFileBytes?: number | undefined
+  /** Index generated index pages (Sphinx genindex, Javadoc index-all, ...) too; left out by default. */
+  readonly keepGenerated?: boolean | undefined
 }
 
 const HTTP_URL = /^https?:\/\//i
@@ -92,9 +94,9 @@ export const openSources = (args: ReadonlyArray<string>, options: OpenSourcesOpt
       } catch (error) {
         throw specError(argument, (error as Error).message)
       }
-      sources.push(htmlDirectorySource(path, { baseUrl: base, maxBytes: options.maxFileBytes }))
+      sources.push(htmlDirectorySource(path, { baseUrl: base, maxBytes: options.maxFileBytes, keepGenerated: options.keepGenerated }))
     } else if (/\.warc(?:\.gz)?$/i.test(path)) {
-      sources.push(warcSource(path, { maxBytes: options.maxFileBytes }))
+      sources.push(warcSource(path, { maxBytes: options.maxFileBytes, keepGenerated: options.keepGenerated }))
     } else if (/\.(?:jsonl|ndjson)(?:\.gz)?$/i.test(path)) {
       sources.push(jsonlSource(path))
     } else if (/\.txt$/i.test(path)) {
@@ -112,7 +114,7 @@ export const openSources = (args: ReadonlyArray<string>, options: OpenSourcesOpt
   }
   if (seeds.length > 0 || sitemaps.length > 0) {
     const fetcher = nodePageFetcher({ ...defaultAddressPolicy, allow: options.allowPrivate ?? false })
-    sources.push(crawlSource({ ...options.crawl, seeds, sitemaps }, fetcher))
+    sources.push(crawlSource({ ...options.crawl, seeds, sitemaps, keepGenerated: options.keepGenerated }, fetcher))
   }
   return sources
 }

@@ -2,20 +2,37 @@
  * WARC and WARC.gz files (as Common Crawl publishes them) as documents, read
  * with warcio. Only `response` records are pages; request, metadata, warcinfo
  * and revisit records are passed over silently. A response that is not a
- * successful HTML answer is skipped with the reason. The crawl time
- * (WARC-Date) is never taken as a publish date.
+ * successful HTML answer is skipped with the reason; one whose bytes are not
+ * HTML (an image or random bytes served as text/html) is an error.
+ *
+ * Dates: the page's own date first; when it states none, the response's
+ * Last-Modified header, then the record's WARC-Date (when it was crawled: the
+ * page existed then), so dated searches do not drop every archived page.
+ *
+ * Damage is reported, never silent (issue 11): gzip members are inflated by
+ * zlib, which notices a cut or corrupt stream, and the WARC framing is checked
+ * (the file must start with a WARC header, every record must be whole). What
+ * was read before the damage is kept; the damage is one error naming the byte
+ * where the file ends or breaks. A file cut exactly between two gzip members
+ * is a valid, shorter archive and cannot be told from one.
  */
-import { createReadStream } from "node:fs"
+import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs"
+import { createGunzip } from "node:zlib"
 import { WARCParser, type WARCRecord } from "warcio"
 import { decodeHtml } from "../../../core/ingest/HtmlBytes.ts"
 import { htmlToDocument } from "../../../core/ingest/HtmlDocument.ts"
-import { DEFAULT_MAX_FILE_BYTES } from "./htmlDirectorySource.ts"
 import { type DocumentSource, documentItem, failed, formatBytes, type SourceItem, skipped } from "../../../core/ingest/DocumentSource.ts"
+import { withFallbackDate } from "../../../core/ingest/FallbackDate.ts"
+import { generatedPageKind, generatedPageReason } from "../../../core/ingest/GeneratedPage.ts"
+import { notHtml } from "../../../core/ingest/NotHtml.ts"
+import { DEFAULT_MAX_FILE_BYTES } from "./htmlDirectorySource.ts"
 import { asyncItems } from "./asyncItems.ts"
 
 export interface WarcOptions {
   /** Payloads larger than this are skipped without being read into memory (default 10 MiB). */
   readonly maxBytes?: number | undefined
+  /** Index generated index pages (genindex, index-all, ...) too; left out by default. */
+  readonly keepGenerated?: boolean | undefined
 }
 
 const HTML_TYPE = /^\s*(?:text\/html|application\/xhtml\+xml)\s*(?:;|$)/i
@@ -30,49 +47,147 @@ const notHtmlPage = (record: WARCRecord): string | undefined => {
   return undefined
 }
 
+/** The file is cut short or corrupt: ends reading it, reported once. */
+class ArchiveDamage extends Error {}
+
 // Reads past the end that a reader may make before it is told the file was cut short.
 const READS_PAST_END = 1000
 
+/** Gzipped by its first two bytes (the name may say either). */
+const isGzipFile = (path: string): boolean => {
+  const fd = openSync(path, "r")
+  try {
+    const magic = Buffer.alloc(2)
+    return readSync(fd, magic, 0, 2, 0) === 2 && magic[0] === 0x1f && magic[1] === 0x8b
+  } finally {
+    closeSync(fd)
+  }
+}
+
+interface ArchiveBytes extends AsyncIterable<Uint8Array> {
+  /** True once every byte of the file was handed out. */
+  readonly ended: () => boolean
+  /** Plain WARC bytes handed out so far. */
+  readonly offset: () => number
+}
+
 /**
- * The file's bytes for warcio. When a record is cut short (a truncated download),
- * warcio's skip of that record keeps asking for the missing bytes forever; after
- * the end, this source answers "done" a while, then throws, which ends the file
- * with an error instead of hanging the run.
+ * The file's WARC bytes for warcio: inflated by zlib when gzipped (a cut or
+ * corrupt member is an ArchiveDamage naming the byte), checked to start with a
+ * WARC header. When a record is cut short, warcio's skip of it keeps asking for
+ * the missing bytes forever; after the end this answers "done" a while, then
+ * throws, which ends the file with an error instead of hanging the run.
  */
-const fileChunks = (path: string): AsyncIterable<Uint8Array> => ({
-  [Symbol.asyncIterator]: () => {
-    const chunks = createReadStream(path)[Symbol.asyncIterator]()
-    let readsPastEnd = 0
-    return {
-      next: async (): Promise<IteratorResult<Uint8Array>> => {
-        if (readsPastEnd > 0) {
-          if (++readsPastEnd > READS_PAST_END) throw new Error("the archive ends in the middle of a record (truncated file)")
+const archiveBytes = (path: string, size: number): ArchiveBytes => {
+  const gzipped = isGzipFile(path)
+  let ended = false
+  let offset = 0
+  const iterable: ArchiveBytes = {
+    ended: () => ended,
+    offset: () => offset,
+    [Symbol.asyncIterator]: () => {
+      const file = createReadStream(path)
+      const gunzip = gzipped ? createGunzip() : undefined
+      if (gunzip !== undefined) file.on("error", (error) => gunzip.destroy(error))
+      const input = gunzip === undefined ? file : file.pipe(gunzip)
+      const chunks = input[Symbol.asyncIterator]()
+      let readsPastEnd = 0
+      let damage: ArchiveDamage | undefined
+      let first = true
+      return {
+        next: async (): Promise<IteratorResult<Uint8Array>> => {
+          if (damage !== undefined) throw damage
+          if (ended) {
+            if (++readsPastEnd > READS_PAST_END) {
+              damage = new ArchiveDamage(`the archive ends in the middle of a record (truncated at byte ${size})`)
+              throw damage
+            }
+            return { done: true, value: undefined }
+          }
+          let result: IteratorResult<Uint8Array>
+          try {
+            result = (await chunks.next()) as IteratorResult<Uint8Array>
+          } catch (error) {
+            const at = gunzip === undefined ? size : Math.min(size, gunzip.bytesWritten)
+            const cause = error instanceof Error ? error.message : String(error)
+            damage = new ArchiveDamage(
+              /unexpected end/i.test(cause)
+                ? `the archive is truncated at byte ${size} (gzip: ${cause})`
+                : `the archive is corrupt at byte ${at} (gzip: ${cause})`
+            )
+            throw damage
+          }
+          if (result.done) {
+            ended = true
+            return result
+          }
+          if (first) {
+            first = false
+            const head = new TextDecoder("latin1").decode(result.value.subarray(0, 16)).trimStart()
+            if (!head.startsWith("WARC/") && !(head.length < 5 && "WARC/".startsWith(head))) {
+              damage = new ArchiveDamage(
+                `not a WARC archive: it does not start with a WARC/1.x record header`
+              )
+              throw damage
+            }
+          }
+          offset += result.value.byteLength
+          return result
+        },
+        return: async (): Promise<IteratorResult<Uint8Array>> => {
+          await chunks.return?.()
+          file.destroy()
           return { done: true, value: undefined }
         }
-        const result = await chunks.next()
-        if (result.done) readsPastEnd = 1
-        return result as IteratorResult<Uint8Array>
-      },
-      return: async (): Promise<IteratorResult<Uint8Array>> => {
-        await chunks.return?.()
-        return { done: true, value: undefined }
       }
     }
   }
-})
+  return iterable
+}
+
+/** Bytes of a record's payload warcio did not deliver (a record cut short), via its LimitReader. */
+const missingBytes = (record: WARCRecord): number => {
+  const limit = (record as unknown as { _reader?: { limit?: unknown } })._reader?.limit
+  return typeof limit === "number" && limit > 0 ? limit : 0
+}
 
 export const warcSource = (path: string, options: WarcOptions = {}): DocumentSource => {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES
   return {
     describe: `${path} (WARC)`,
     items: asyncItems(path, async function*(): AsyncGenerator<SourceItem> {
-      // The parser detects gzip members itself, so .warc and .warc.gz read the same way.
-      const parser = new WARCParser(fileChunks(path))
+      const size = statSync(path).size
+      if (size === 0) {
+        yield failed(path, "the archive is empty (0 bytes)")
+        return
+      }
+      const bytes = archiveBytes(path, size)
+      const parser = new WARCParser(bytes)
       let index = 0
+      let responses = 0
+      let last: WARCRecord | undefined
       try {
         for await (const record of parser) {
           index++
+          last = record
+          const protocol = record.warcHeaders.protocol ?? ""
+          if (!protocol.startsWith("WARC/")) {
+            throw new ArchiveDamage(
+              bytes.ended() && "WARC/1.0".startsWith(protocol.slice(0, 8))
+                ? `the archive ends in the middle of a record header (truncated at byte ${size})`
+                : `unreadable data where record ${index} should start (near byte ${bytes.offset()} of the WARC data)`
+            )
+          }
+          if (record.warcHeaders.headers.get("content-length") === null || record.warcHeaders.headers.get("content-length") === undefined) {
+            // Content-Length is mandatory (WARC 1.1, 5.3): without it the header was cut or the record is not WARC.
+            throw new ArchiveDamage(
+              bytes.ended()
+                ? `the archive ends in the middle of a record header (truncated at byte ${size})`
+                : `record ${index} has no Content-Length header (near byte ${bytes.offset()} of the WARC data)`
+            )
+          }
           if (record.warcType !== "response") continue
+          responses++
           const url = record.warcTargetURI ?? ""
           const origin = url || `record ${index}`
           try {
@@ -81,17 +196,38 @@ export const warcSource = (path: string, options: WarcOptions = {}): DocumentSou
               yield skipped(origin, reason)
               continue
             }
+            const generated = options.keepGenerated === true ? undefined : generatedPageKind(url)
+            if (generated !== undefined) {
+              yield skipped(origin, generatedPageReason(generated))
+              continue
+            }
             if (record.warcContentLength > maxBytes) {
               yield skipped(origin, `larger than ${formatBytes(maxBytes)}`)
               continue
             }
-            const bytes = await record.readFully(true)
+            const payload = await record.readFully(true)
+            if (bytes.ended() && missingBytes(record) > 0) {
+              throw new ArchiveDamage(`the archive ends in the middle of a record (truncated at byte ${size}, ${missingBytes(record)} bytes of ${origin} missing)`)
+            }
             const contentType = record.httpHeaders?.headers.get("content-type") ?? undefined
-            yield documentItem(origin, htmlToDocument(decodeHtml(bytes, contentType), url))
+            const binary = notHtml(payload, contentType)
+            if (binary !== undefined) {
+              yield failed(origin, binary)
+              continue
+            }
+            const document = htmlToDocument(decodeHtml(payload, contentType), url)
+            const lastModified = record.httpHeaders?.headers.get("last-modified")
+            yield documentItem(origin, withFallbackDate(document, [lastModified, record.warcDate]))
           } catch (error) {
+            if (error instanceof ArchiveDamage) throw error
             yield failed(origin, error)
           }
         }
+        // The last record was skipped to its end when the parser looked for another: bytes it lacked mean a cut.
+        if (last !== undefined && bytes.ended() && missingBytes(last) > 0) {
+          throw new ArchiveDamage(`the archive ends in the middle of a record (truncated at byte ${size}, ${missingBytes(last)} bytes of record ${index} missing)`)
+        }
+        if (responses === 0) yield failed(path, index === 0 ? "no WARC records in the archive" : "no response records (pages) in the archive")
       } catch (error) {
         // A truncated or corrupt file ends the file, not the run; what was read is kept.
         yield failed(`${path} after record ${index}`, error)

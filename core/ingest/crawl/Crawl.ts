@@ -12,7 +12,11 @@
  * - redirects followed up to `maxRedirects`, with loops detected, each hop
  *   checked for scope and robots.txt;
  * - non-HTML answers skipped before their body is read, a byte and a time
- *   limit per page (PageFetcher, which also refuses private addresses).
+ *   limit per page (PageFetcher, which also refuses private addresses); a
+ *   body that is not HTML after all (an image served as text/html) is an error;
+ * - generated index pages (genindex, index-all, ...) not indexed, their links
+ *   followed; a page stating no date dated by its sitemap <lastmod>, else
+ *   its Last-Modified header (FallbackDate).
  *
  * The crawl is an Effect stream: interrupting its consumer interrupts every
  * worker and every request in flight.
@@ -21,7 +25,10 @@ import { Clock, Deferred, Effect, Queue, Stream } from "effect"
 import { getDomain } from "tldts"
 import { type DocumentSource, documentItem, type SourceItem } from "../DocumentSource.ts"
 import { decodeHtml } from "../HtmlBytes.ts"
+import { withFallbackDate } from "../FallbackDate.ts"
+import { generatedPageKind, generatedPageReason } from "../GeneratedPage.ts"
 import { extractPage } from "../HtmlDocument.ts"
+import { notHtml } from "../NotHtml.ts"
 import { parseSitemap } from "../Sitemap.ts"
 import { gunzipLimited, isGzip } from "./Gunzip.ts"
 import { HostGate } from "./HostGate.ts"
@@ -44,6 +51,8 @@ export interface CrawlOptions {
   /** Follow links to other sites too (default: stay on the seeds' sites). */
   readonly anySite?: boolean | undefined
   readonly userAgent?: string | undefined
+  /** Index generated index pages (genindex, index-all, ...) too; left out by default. */
+  readonly keepGenerated?: boolean | undefined
 }
 
 export const CRAWL_DEFAULTS = {
@@ -143,6 +152,8 @@ export const crawl = (
     const robots = new RobotsRules(ROBOTS_AGENT, limits, fetcher, gate)
 
     const frontier: Array<Entry> = []
+    // Sitemap <lastmod> by page URL, a date for pages that state none.
+    const lastmod = new Map<string, string>()
     const seen = new Set<string>()
     const sites = new Set<string>()
     let started = 0
@@ -161,6 +172,8 @@ export const crawl = (
       Effect.gen(function*() {
         const verdict = yield* robots.verdict(url)
         if (verdict.refused !== undefined) return { _tag: "Skipped", origin: url, reason: `refused: ${verdict.refused}` } as const
+        // A host whose robots.txt cannot be read is not crawled (RFC 9309); its pages are errors, so the run reports them.
+        if (verdict.unreachable !== undefined) return { _tag: "Failed", origin: url, message: verdict.unreachable } as const
         if (verdict.crawlDelayMs !== undefined) crawlDelays.set(hostOf(url), verdict.crawlDelayMs)
         if (!verdict.allowed) return { _tag: "Skipped", origin: url, reason: "disallowed by robots.txt" } as const
         return yield* gate.use(hostOf(url), fetcher.fetch({ url, accept, wanted, ...limits })).pipe(
@@ -212,10 +225,16 @@ export const crawl = (
           if (seen.has(url)) return { _tag: "Skipped", origin: entry.url, reason: "redirect to a page already crawled" }
           seen.add(url)
         }
+        const binary = notHtml(body, contentType)
+        if (binary !== undefined) return { _tag: "Failed", origin: url, message: binary }
         const page = extractPage(decodeHtml(body, contentType), url)
         if (entry.depth < maxDepth) for (const link of page.links) enqueue(link, entry.depth + 1)
         if (page.robots.noindex) return { _tag: "Skipped", origin: url, reason: "noindex" }
-        return documentItem(url, page.document)
+        const generated = options.keepGenerated === true ? undefined : generatedPageKind(url)
+        if (generated !== undefined) return { _tag: "Skipped", origin: url, reason: generatedPageReason(generated) }
+        // lastModified arrives with the fetcher's Body when it reports it (optional in the contract).
+        const lastModified = (fetched as { readonly lastModified?: string | undefined }).lastModified
+        return documentItem(url, withFallbackDate(page.document, [lastmod.get(entry.url) ?? lastmod.get(url), lastModified]))
       })
 
     const readSitemaps = Effect.gen(function*() {
@@ -242,6 +261,7 @@ export const crawl = (
           continue
         }
         pending.push(...entries.sitemaps)
+        for (const [page, changed] of entries.lastmod) lastmod.set(page, changed)
         for (const page of entries.pages) enqueue(page, 0)
       }
     })

@@ -14,6 +14,8 @@ export interface RobotsVerdict {
   readonly allowed: boolean
   /** Set when the host itself was refused (e.g. a private address): no request may go there. */
   readonly refused: string | undefined
+  /** Set when robots.txt could not be read (network error, 5xx): the host's pages are errors, not skips. */
+  readonly unreachable: string | undefined
   /** Delay in ms the file asks for, if any. */
   readonly crawlDelayMs: number | undefined
 }
@@ -21,6 +23,7 @@ export interface RobotsVerdict {
 interface Rules {
   readonly isAllowed: (url: string) => boolean
   readonly refused?: string
+  readonly unreachable?: string
   readonly crawlDelayMs: number | undefined
 }
 
@@ -64,6 +67,7 @@ export class RobotsRules {
     return Effect.map(this.#rules(new URL(url).origin), (rules) => ({
       allowed: rules.isAllowed(url),
       refused: rules.refused,
+      unreachable: rules.unreachable,
       crawlDelayMs: rules.crawlDelayMs
     }))
   }
@@ -90,7 +94,11 @@ export class RobotsRules {
     return this.gate.use(new URL(url).host, request).pipe(
       Effect.catchTag("FetchFailure", (failure) =>
         // Over the size limit: RFC 9309 lets a crawler parse the first 500 KiB; without them, be safe.
-        Effect.succeed<Rules>(failure.reason === "refused" ? { ...disallowAll, refused: failure.message } : disallowAll))
+        Effect.succeed<Rules>(
+          failure.reason === "refused" ? { ...disallowAll, refused: failure.message }
+          : failure.reason === "failed" ? { ...disallowAll, unreachable: `robots.txt could not be read: ${failure.message}` }
+          : disallowAll
+        ))
     )
   }
 
@@ -106,7 +114,7 @@ export class RobotsRules {
           continue
         }
         if (outcome.status >= 400 && outcome.status < 500) return allowAll
-        if (outcome.status < 200 || outcome.status >= 300) return disallowAll
+        if (outcome.status < 200 || outcome.status >= 300) return { ...disallowAll, unreachable: `robots.txt answered HTTP ${outcome.status}` }
         return self.#parse(target, new TextDecoder().decode(outcome.body))
       }
       return allowAll // RFC 9309: more redirects than that count as a missing file

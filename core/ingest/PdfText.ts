@@ -1,7 +1,7 @@
 /**
  * The text of a PDF, page after page, with its title and dates from the document info.
  * unpdf bundles Mozilla's pdf.js built for serverless runtimes: pure JavaScript, no native
- * canvas, the same on Node and Deno. A broken or encrypted PDF fails with the reason.
+ * canvas, the same on Node as on Deno; a broken or encrypted PDF fails with the reason.
  */
 import { extractText, getDocumentProxy, getMeta } from "unpdf"
 

@@ -1,18 +1,36 @@
 /**
- * `npm start`: the Periscope HTTP server on Node. Reads settings, prepares
- * keys, builds the backends and serves until SIGINT/SIGTERM, then stops
- * accepting connections and lets in-flight requests finish.
+ * `npm start`: the Periscope HTTP server on Node.
+ *
+ * Start: the PID is logged and written to `<dataDir>/periscope.pid` (for
+ * `periscope reload`), the services are built (keys, index, chat stack)
+ * and only then does the port open, so a request sent at any moment of a
+ * start is answered, never left hanging (GatedServer also holds requests
+ * that arrive between the listen and the handler being attached).
+ *
+ * Shutdown on SIGTERM/SIGINT: new requests get 503 at once; requests in
+ * flight have `shutdownGraceSeconds`; open chat streams that have not
+ * finished shortly before that end with an error event and `data: [DONE]`;
+ * then the port closes and the process exits 0.
  */
-import { createServer, type Server } from "node:http"
+import { readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs"
+import { join } from "node:path"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Exit, Layer } from "effect"
+import { Cause, Deferred, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
+import { ServerLifecycle } from "../../core/api/ServerOptions.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { setupKeys } from "../../core/app/KeySetup.ts"
 import { searchChoiceOf } from "../../core/app/SearchBackend.ts"
+import { GatedServer } from "./GatedServer.ts"
 import { nodeEngineHooks, nodePlatform } from "./platform.ts"
 import { loadSettings } from "./settings.ts"
+
+/** Slowloris guard: a client has this long to send its request headers. */
+const HEADERS_TIMEOUT_MS = 15_000
+/** A whole request (a 16 MiB chat body on a slow link included) must have arrived by then; answers are not bounded by it. */
+const REQUEST_TIMEOUT_MS = 120_000
+const KEEP_ALIVE_TIMEOUT_MS = 5_000
 
 const announceKey = (key: string, file: string) =>
   Effect.sync(() => {
@@ -24,40 +42,108 @@ const announceKey = (key: string, file: string) =>
     )
   })
 
-/**
- * On SIGTERM/SIGINT the server stops listening and waits for requests in
- * flight; connections left idle by a finished request are closed at once
- * instead of after their keep-alive timeout.
- */
-const closeIdleConnectionsOnShutdown = (server: Server) => {
-  const onSignal = () => setInterval(() => server.closeIdleConnections(), 50).unref()
-  process.once("SIGTERM", onSignal)
-  process.once("SIGINT", onSignal)
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
 }
+
+/** `<dataDir>/periscope.pid` for as long as this process serves; removed on exit unless another process took it over. */
+const pidFile = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.gen(function*() {
+      const file = join(dataDir, "periscope.pid")
+      let previous: number | undefined
+      try {
+        previous = Number(readFileSync(file, "utf8").trim())
+      } catch {
+        previous = undefined
+      }
+      if (previous !== undefined && previous !== process.pid && Number.isInteger(previous) && previous > 0 && isAlive(previous)) {
+        yield* Effect.logWarning(`${file} names process ${previous}, which is still running (another Periscope on the same data directory?); it now names this one`)
+      }
+      mkdirSync(dataDir, { recursive: true })
+      writeFileSync(file, `${process.pid}\n`)
+      return file
+    }),
+    (file) =>
+      Effect.sync(() => {
+        try {
+          if (Number(readFileSync(file, "utf8").trim()) === process.pid) rmSync(file)
+        } catch {
+          // already gone
+        }
+      })
+  )
+
+/**
+ * The drain, run when the main fiber is interrupted (SIGTERM/SIGINT), while
+ * the server and its request fibers are still up.
+ */
+const drain = (server: GatedServer, streamsEnd: Deferred.Deferred<void>, graceSeconds: number) =>
+  Effect.gen(function*() {
+    const graceMs = graceSeconds * 1000
+    // Streams are ended this long before the deadline so their last events reach the client in time.
+    const margin = Math.min(1_000, graceMs / 4)
+    const started = Date.now()
+    server.drain()
+    yield* Effect.logInfo(`Shutting down: ${server.inFlight} request(s) in flight, up to ${graceSeconds} s; new requests get 503`)
+    let settled = yield* Effect.promise(() => server.settled(graceMs - margin))
+    if (!settled) {
+      yield* Effect.logInfo(`Ending ${server.inFlight} open request(s): streams get an error event and [DONE]`)
+      yield* Deferred.succeed(streamsEnd, undefined)
+      settled = yield* Effect.promise(() => server.settled(graceMs - (Date.now() - started)))
+    }
+    if (!settled) yield* Effect.logWarning(`${server.inFlight} request(s) still open after ${graceSeconds} s are cut`)
+    server.closeIdleConnections()
+  })
 
 const program = Effect.gen(function*() {
   const settings = yield* loadSettings
+  yield* Effect.logInfo(`Periscope starting (pid ${process.pid}, data in ${settings.dataDir})`)
+  yield* pidFile(settings.dataDir)
   const keys = yield* Effect.provide(setupKeys(settings, "persist"), nodePlatform)
   if (keys.generatedKey !== undefined) yield* announceKey(keys.generatedKey, keys.generatedFile!)
   const services = appLayer(settings, keys.records, {
     search: searchChoiceOf(settings.search, settings.search.snapshot),
     hooks: nodeEngineHooks(settings)
   }).pipe(Layer.provide(nodePlatform))
-  const httpServer = createServer()
-  closeIdleConnectionsOnShutdown(httpServer)
-  const server = HttpRouter.serve(PeriscopeRoutes, { disableLogger: !settings.logRequests }).pipe(
-    Layer.provide(services),
-    Layer.provide(NodeHttpServer.layer(() => httpServer, { port: settings.port, host: settings.host }))
+  // Everything the handlers need is built before the port opens.
+  const context = yield* Layer.build(services)
+  const streamsEnd = yield* Deferred.make<void>()
+  const httpServer = new GatedServer({
+    headersTimeoutMs: HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS
+  })
+  const server = HttpRouter.serve(PeriscopeRoutes, { disableLogger: !settings.logRequests, disableListenLog: true }).pipe(
+    Layer.provide(Layer.succeedContext(context)),
+    Layer.provide(Layer.succeed(ServerLifecycle, { streamsEnd: Deferred.await(streamsEnd) })),
+    // The drain below has already waited for requests in flight; the server's own wait is only for stragglers.
+    Layer.provide(NodeHttpServer.layer(() => httpServer, { port: settings.port, host: settings.host, gracefulShutdownTimeout: "1 second" }))
   )
-  yield* Effect.logInfo(`Periscope starting on port ${settings.port} (data in ${settings.dataDir})`)
-  return yield* Layer.launch(server)
+  yield* Layer.build(server)
+  const address = httpServer.address()
+  const where = typeof address === "object" && address !== null ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : String(address)
+  yield* Effect.logInfo(`Periscope ready on ${where} (pid ${process.pid})`)
+  // Added last, so it runs first when the scope closes: before the server stops.
+  yield* Effect.addFinalizer(() => drain(httpServer, streamsEnd, settings.shutdownGraceSeconds))
+  return yield* Effect.never
 }).pipe(
+  Effect.scoped,
   Effect.catchTag("SettingsError", (error) =>
     Effect.sync(() => {
       process.stderr.write(`Invalid configuration: ${error.setting}: ${error.message}\n`)
       process.exitCode = 1
     }))
 )
+
+// A SIGHUP that arrives while the services are still being built must not end the process (the default action);
+// the index loaded then is the newest anyway. Once up, the engine's own listener reloads.
+process.on("SIGHUP", () => {})
 
 // A shutdown on request (interruption by SIGTERM/SIGINT) is a clean exit.
 NodeRuntime.runMain(program, {

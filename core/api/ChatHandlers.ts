@@ -1,13 +1,14 @@
 /** /v1/chat/completions (JSON or SSE) and /v1/models over the ChatModel service. */
-import { Effect, type Stream } from "effect"
+import { Duration, Effect, Exit, Fiber, Option, Scope, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ChatCompletionResponse } from "../chat/ChatCompletion.ts"
 import { ChatGateway, type GatewayResult } from "../chat/ChatGateway.ts"
 import { ChatCompletionRequest, type ChatRequest, toChatRequest } from "../chat/ChatRequest.ts"
+import { requestSchemaProblem } from "../chat/ToolValidation.ts"
 import { PeriscopeApi } from "./Api.ts"
-import { ServerOptions } from "./ServerOptions.ts"
-import type { ApiError } from "./ApiError.ts"
+import { ServerLifecycle, ServerOptions } from "./ServerOptions.ts"
+import { ApiError } from "./ApiError.ts"
 import { type SequencedEvent, sequenceChunks, sseBody } from "./ChatSse.ts"
 import { completionId } from "./CompletionIds.ts"
 import { fromChatError, internalError } from "./DomainErrors.ts"
@@ -55,16 +56,69 @@ export const streamChat = (chat: ChatGateway["Service"], request: ChatRequest): 
 
 const SSE_HEADERS = { "cache-control": "no-cache", "x-accel-buffering": "no" }
 
+/** Tool and response-format schemas are compiled on arrival: a bad one is a 400 naming it, never a 500 later. */
+const checkSchemas = (body: ChatCompletionRequest): Effect.Effect<void, ApiError> => {
+  const problem = requestSchemaProblem(body)
+  return problem === undefined
+    ? Effect.void
+    : Effect.fail(new ApiError({ kind: "invalid_request", message: problem.message, param: problem.param }))
+}
+
+/**
+ * A stream's answer, committed only once its first event is in or `wait`
+ * has passed: a failure before any chunk (an upstream 500, 401 or 429, a
+ * refused connection) is answered with its own status instead of 200 and an
+ * error event. Failures come that fast; a slow first token gets its 200 (and
+ * keep-alives) after `wait`. The first pull runs in a fiber of its own, so
+ * the wait never interrupts the stream.
+ */
+export const commitStream = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>, wait: Duration.Duration) {
+  const scope = yield* Scope.make()
+  return yield* Effect.gen(function*() {
+    const pull = yield* Stream.toPull(events).pipe(Scope.provide(scope))
+    const first = yield* Effect.forkIn(pull, scope)
+    const early = yield* Fiber.await(first).pipe(Effect.timeoutOption(wait))
+    if (Option.isSome(early) && Exit.isSuccess(early.value)) {
+      const head = early.value.value[0]
+      if (head._tag === "Error") {
+        yield* Scope.close(scope, Exit.void)
+        return { _tag: "Failed" as const, error: head.error }
+      }
+    }
+    let pulled = false
+    const rest = Effect.suspend(() => {
+      if (pulled) return pull
+      pulled = true
+      return Fiber.join(first)
+    })
+    const stream = Stream.fromPull(Effect.succeed(rest)).pipe(Stream.ensuring(Scope.close(scope, Exit.void)))
+    return { _tag: "Open" as const, stream }
+  }).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
+})
+
+const shuttingDown: SequencedEvent = {
+  _tag: "Error",
+  error: new ApiError({ kind: "unavailable", message: "the server is shutting down; send the request again", param: null, code: "server_shutting_down" })
+}
+
+/** The stream until `end` completes, then an error event saying why it stopped (the backend is interrupted). */
+const endingAt = (events: Stream.Stream<SequencedEvent>, end: Effect.Effect<void>): Stream.Stream<SequencedEvent> =>
+  Stream.merge(events, Stream.fromEffect(Effect.as(end, shuttingDown)), { haltStrategy: "either" })
+
 export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fnUntraced(function*(handlers) {
   const chat = yield* ChatGateway
   return handlers
     .handleRaw("completions", ({ request }) =>
       Effect.gen(function*() {
         const body = yield* decodeJsonBody(request, CHAT_BODY_LIMIT, decodeChatRequest)
+        yield* checkSchemas(body)
         const chatRequest = chatRequestOf(chat, body)
         if (chatRequest.stream) {
           const options = yield* ServerOptions
-          return HttpServerResponse.stream(sseBody(streamChat(chat, chatRequest), options.streamKeepAlive), {
+          const opened = yield* commitStream(streamChat(chat, chatRequest), options.streamKeepAlive)
+          if (opened._tag === "Failed") return yield* Effect.fail(opened.error)
+          const lifecycle = yield* ServerLifecycle
+          return HttpServerResponse.stream(sseBody(endingAt(opened.stream, lifecycle.streamsEnd), options.streamKeepAlive), {
             contentType: "text/event-stream",
             headers: SSE_HEADERS
           })

@@ -1,4 +1,4 @@
-import { Context, Duration } from "effect"
+import { Context, Duration, Effect } from "effect"
 
 /** Tunables of the HTTP layer that adapters may override from configuration. */
 export interface ServerOptionsShape {
@@ -8,4 +8,17 @@ export interface ServerOptionsShape {
 
 export const ServerOptions = Context.Reference<ServerOptionsShape>("periscope/api/ServerOptions", {
   defaultValue: () => ({ streamKeepAlive: Duration.seconds(15) })
+})
+
+/**
+ * How an adapter ends open chat streams at shutdown: when `streamsEnd`
+ * completes, every open stream sends an error event and `data: [DONE]` and
+ * closes, so clients learn why instead of seeing a cut connection.
+ */
+export interface ServerLifecycleShape {
+  readonly streamsEnd: Effect.Effect<void>
+}
+
+export const ServerLifecycle = Context.Reference<ServerLifecycleShape>("periscope/api/ServerLifecycle", {
+  defaultValue: () => ({ streamsEnd: Effect.never })
 })

@@ -1,14 +1,16 @@
 /**
  * Trusted tool calls and structured output: tool-call arguments parsed and
  * validated against the tool's JSON Schema (@cfworker/json-schema, which
- * runs on Deno and Workers), and JSON content checked against the response
- * format. Broken JSON can be repaired with jsonrepair. Plain functions; the
- * pipeline decides the policy.
+ * runs on Deno and Workers; its regexes on RE2, see JsonSchemaCheck), and
+ * JSON content checked against the response format. Broken JSON can be
+ * repaired with jsonrepair. Plain functions; the pipeline decides the policy.
+ * `requestSchemaProblem` checks a request's schemas when it arrives.
  */
 import { type OutputUnit, Validator } from "@cfworker/json-schema"
 import { Predicate } from "effect"
 import { jsonrepair } from "jsonrepair"
 import type { ResponseFormat, ToolCall, ToolDefinition } from "./ChatRequest.ts"
+import { checkJsonSchema, describeSchemaProblem, draftOf, withLinearRegExp } from "./JsonSchemaCheck.ts"
 
 export type Verdict =
   | { readonly ok: true; readonly value: unknown }
@@ -28,7 +30,46 @@ const describeErrors = (errors: ReadonlyArray<OutputUnit>): string =>
     .join("; ")
 
 const compile = (schema: Record<string, unknown> | undefined): Validator =>
-  new Validator((schema ?? { type: "object" }) as never, "2020-12", false)
+  new Validator((schema ?? { type: "object" }) as never, draftOf(schema) ?? "2020-12", false)
+
+/** A schema's place in the request (the 400's `param`) and what is wrong with it. */
+export interface RequestSchemaProblem {
+  readonly param: string
+  readonly message: string
+}
+
+const problemAt = (param: string, schema: unknown): RequestSchemaProblem | undefined => {
+  const problem = checkJsonSchema(schema)
+  if (problem !== undefined) return { param, message: `${param}: must be a valid JSON Schema: ${describeSchemaProblem(problem)}` }
+  try {
+    compile(schema as Record<string, unknown>)
+    return undefined
+  } catch (e) {
+    return { param, message: `${param}: must be a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}` }
+  }
+}
+
+/**
+ * The first tool `parameters` or `response_format` schema of a request that
+ * cannot be evaluated (invalid, an unsupported draft, a regex RE2 refuses),
+ * checked when the request arrives rather than when the model answers.
+ */
+export const requestSchemaProblem = (request: {
+  readonly tools?: ReadonlyArray<{ readonly function?: { readonly parameters?: unknown } | undefined }> | undefined
+  readonly response_format?: ResponseFormat | undefined
+}): RequestSchemaProblem | undefined => {
+  const tools = request.tools ?? []
+  for (let i = 0; i < tools.length; i++) {
+    const parameters = tools[i]!.function?.parameters
+    if (parameters === undefined) continue
+    const problem = problemAt(`tools[${i}].function.parameters`, parameters)
+    if (problem !== undefined) return problem
+  }
+  const format = request.response_format
+  if (format?.type === "json_schema" && format.json_schema.schema !== undefined)
+    return problemAt("response_format.json_schema.schema", format.json_schema.schema)
+  return undefined
+}
 
 const parseJson = (text: string): Verdict => {
   try {
@@ -39,8 +80,23 @@ const parseJson = (text: string): Verdict => {
 }
 
 const validateValue = (validator: Validator, value: unknown): Verdict => {
-  const result = validator.validate(value)
+  let result: ReturnType<Validator["validate"]>
+  try {
+    result = withLinearRegExp(() => validator.validate(value))
+  } catch (e) {
+    // A schema that slipped past the arrival check (e.g. a pattern RE2 refuses behind a remote $ref).
+    return { ok: false, error: `the schema cannot be evaluated: ${e instanceof Error ? e.message : String(e)}` }
+  }
   return result.valid ? { ok: true, value } : { ok: false, error: describeErrors(result.errors) }
+}
+
+/** A validator that never throws at compile time (requests are checked on arrival; this is the backstop): a schema it cannot take rejects every value. */
+const compileSafely = (schema: Record<string, unknown> | undefined): Validator => {
+  try {
+    return compile(schema)
+  } catch {
+    return new Validator(false as never, "2020-12", false)
+  }
 }
 
 /** The tools of one request, their schemas compiled once. */
@@ -49,7 +105,7 @@ export class ToolCatalog {
   readonly names: ReadonlyArray<string>
 
   constructor(tools: ReadonlyArray<ToolDefinition> | undefined) {
-    for (const tool of tools ?? []) this.validators.set(tool.function.name, compile(tool.function.parameters))
+    for (const tool of tools ?? []) this.validators.set(tool.function.name, compileSafely(tool.function.parameters))
     this.names = [...this.validators.keys()]
   }
 
@@ -91,7 +147,7 @@ export const makeContentCheck = (format: ResponseFormat | undefined): ((content:
         : { ok: false, error: "content is JSON but not an object, as json_object requires" }
     }
   }
-  const validator = compile(format.json_schema.schema ?? {})
+  const validator = compileSafely(format.json_schema.schema ?? {})
   return (content) => {
     const parsed = parseJson(content)
     if (!parsed.ok) return { ok: false, error: `content ${parsed.error}` }

@@ -81,6 +81,8 @@ export const ConfigFile = Schema.Struct({
   rateLimitPerMinute: optionalKey(ruledNumber("must be an integer >= 1", { integer: true, min: 1 })),
   /** Seconds of silence before a keep-alive comment on a chat stream. */
   streamKeepAliveSeconds: optionalKey(ruledNumber("must be a number > 0", { exclusiveMin: 0 })),
+  /** On SIGTERM, seconds requests in flight may still take; open streams end with an error event just before. Default 10. */
+  shutdownGraceSeconds: optionalKey(ruledNumber("must be a number from 0.1 to 3600", { min: 0.1, max: 3600 })),
   /** Log one line per request (method, path, status, time). Default false. */
   logRequests: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   search: optionalKey(SearchConfig),

@@ -28,6 +28,8 @@ export interface Settings {
   readonly keysFile: string | undefined
   readonly rateLimitPerMinute: number
   readonly streamKeepAliveSeconds: number
+  /** On SIGTERM: how long requests in flight may take before the process exits (streams are ended with an error event just before). */
+  readonly shutdownGraceSeconds: number
   readonly logRequests: boolean
   readonly search: {
     readonly backend: "engine" | "fixture"
@@ -133,6 +135,7 @@ export const settingsOf = (
   keysFile: env.keysFile ?? file.keysFile,
   rateLimitPerMinute: file.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
   streamKeepAliveSeconds: file.streamKeepAliveSeconds ?? 15,
+  shutdownGraceSeconds: file.shutdownGraceSeconds ?? 10,
   logRequests: file.logRequests ?? false,
   search: {
     backend: file.search?.backend ?? "engine",

@@ -14,7 +14,7 @@
  *   kind "timeout", and a stream never ends silently (StreamNormalizer);
  * - error messages carry the upstream's explanation but never a credential.
  */
-import { Cause, Clock, Duration, Effect, Exit, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import type { ChatChunk, ChatResult } from "../../chat/ChatCompletion.ts"
@@ -254,7 +254,8 @@ export const make = Effect.gen(function*() {
     target: UpstreamTarget,
     bytes: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError>,
     normalizer: StreamNormalizer,
-    expired: () => boolean
+    expired: () => boolean,
+    deadline: Deferred.Deferred<void>
   ): Pull.Pull<Chunks, UpstreamError> => {
     let buffer: Array<ChatChunk> = []
     let ended = false
@@ -270,7 +271,9 @@ export const make = Effect.gen(function*() {
         ended = true
         return Cause.done()
       }
-      return Pull.matchEffect(bytes, {
+      // Aborting the request does not wake a pending body read on every client (Undici's stays
+      // pending), so each read also ends when the deadline passes.
+      return Pull.matchEffect(Effect.raceFirst(bytes, Deferred.await(deadline).pipe(Effect.andThen(Effect.interrupt))), {
         onSuccess: (arrays) => {
           for (let i = 0; i < arrays.length; i++) normalizer.feed(arrays[i]!, buffer)
           return loop()
@@ -309,7 +312,11 @@ export const make = Effect.gen(function*() {
       if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
       if (isJsonContent(response)) {
         // A server that ignored stream:true, or answered 200 with an error object.
-        const text = errorBodyText(yield* response.text.pipe(Effect.orElseSucceed(() => "")))
+        // Read within the first-token deadline: a server that sends JSON headers and then stalls is not waited for.
+        const left = Math.max(0, startedAt + firstTokenMs - (yield* Clock.currentTimeMillis))
+        const read = yield* response.text.pipe(Effect.timeoutOption(left), Effect.orElseSucceed(() => undefined))
+        if (read !== undefined && read._tag === "None") return yield* Effect.fail(timeout(target, "first-token", firstTokenMs, true))
+        const text = errorBodyText(read === undefined ? "" : read.value)
         return yield* Effect.fail(fail(target, {
           kind: "protocol",
           beforeFirstByte: true,
@@ -318,8 +325,9 @@ export const make = Effect.gen(function*() {
       }
       const normalizer = new StreamNormalizer(expectedChoices)
       let expired = false
+      const deadline = Deferred.makeUnsafe<void>()
       const bytes = yield* Stream.toPull(response.stream).pipe(Scope.provide(scope))
-      const rest = chunkPull(target, bytes, normalizer, () => expired)
+      const rest = chunkPull(target, bytes, normalizer, () => expired, deadline)
       const remaining = startedAt + firstTokenMs - (yield* Clock.currentTimeMillis)
       const first = yield* rest.pipe(
         Pull.catchDone(() => Effect.succeed<ReadonlyArray<ChatChunk>>([])),
@@ -330,6 +338,7 @@ export const make = Effect.gen(function*() {
       )
       const expire = Effect.suspend(() => {
         expired = true
+        Deferred.doneUnsafe(deadline, Exit.void)
         return Scope.close(scope, Exit.void)
       })
       return { first, rest, expire } satisfies OpenedStream

@@ -1,0 +1,94 @@
+/**
+ * The Node HTTP server of `npm start`, with the two gates a server needs at
+ * the edges of its life. A request that arrives before the application's
+ * handler is attached is held and handed over when it is (Effect's server
+ * listens first and attaches its handler a moment later; Node drops a
+ * request that has no listener, leaving its client hanging). While draining
+ * for shutdown, every new request is answered 503 with `Connection: close`
+ * at once, and the requests in flight are counted so the drain knows when
+ * it is done.
+ */
+import { type IncomingMessage, Server, type ServerResponse } from "node:http"
+import { ApiError, familyOfPath, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
+
+const shuttingDown = new ApiError({
+  kind: "unavailable",
+  message: "the server is shutting down; send the request again",
+  param: null,
+  code: "server_shutting_down"
+})
+
+const refuse = (req: IncomingMessage, res: ServerResponse) => {
+  const url = req.url ?? "/"
+  const q = url.indexOf("?")
+  const family = familyOfPath(q === -1 ? url : url.slice(0, q))
+  const body = JSON.stringify(family === "chat" ? toChatErrorBody(shuttingDown) : toSearchErrorBody(shuttingDown))
+  // The request body is not read: close the connection after the answer so it cannot be misread as the next request.
+  res.writeHead(503, { "content-type": "application/json", "connection": "close", "retry-after": "1", "content-length": Buffer.byteLength(body) })
+  res.end(body)
+}
+
+export class GatedServer extends Server {
+  /** Requests whose answer has not finished. */
+  inFlight = 0
+  private draining = false
+  private held: Array<[IncomingMessage, ServerResponse]> = []
+  private readonly open = new Set<ServerResponse>()
+  private readonly idle = new Set<() => void>()
+
+  constructor(options: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number; readonly keepAliveTimeoutMs: number }) {
+    super({ headersTimeout: options.headersTimeoutMs, requestTimeout: options.requestTimeoutMs, keepAliveTimeout: options.keepAliveTimeoutMs })
+    this.on("newListener", (event) => {
+      if (event !== "request" || this.held.length === 0) return
+      // The listener is attached after this event: hand the held requests over on the next turn.
+      setImmediate(() => {
+        const held = this.held
+        this.held = []
+        for (const [req, res] of held) this.emit("request", req, res)
+      })
+    })
+  }
+
+  override emit(event: string | symbol, ...args: Array<any>): boolean {
+    if (event !== "request") return super.emit(event, ...args)
+    const [req, res] = args as [IncomingMessage, ServerResponse]
+    if (this.draining) {
+      refuse(req, res)
+      return true
+    }
+    if (this.listenerCount("request") === 0) {
+      this.held.push([req, res])
+      return true
+    }
+    this.inFlight++
+    this.open.add(res)
+    res.once("close", () => {
+      this.inFlight--
+      this.open.delete(res)
+      if (this.inFlight === 0) for (const notify of this.idle) notify()
+    })
+    return super.emit(event, ...args)
+  }
+
+  /** From now on every new request is refused with 503; answers in flight close their connection when done. */
+  drain(): void {
+    this.draining = true
+    this.closeIdleConnections()
+    for (const res of this.open) if (!res.headersSent) res.setHeader("connection", "close")
+  }
+
+  /** Resolves when no request is in flight, or after `ms` (false then). */
+  settled(ms: number): Promise<boolean> {
+    if (this.inFlight === 0) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const done = (value: boolean) => {
+        clearTimeout(timer)
+        this.idle.delete(notify)
+        resolve(value)
+      }
+      const notify = () => done(true)
+      const timer = setTimeout(() => done(false), Math.max(0, ms))
+      this.idle.add(notify)
+    })
+  }
+}

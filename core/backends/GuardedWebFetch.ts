@@ -15,6 +15,9 @@ import { pageIndexer } from "./PageIndexer.ts"
 
 export const MAX_REDIRECTS = 5
 
+/** A page longer than this (content and text, in characters) is not kept in the cache: 500 such pages are 1 GB. */
+export const MAX_CACHED_CHARS = 1_000_000
+
 /** What webFetch runs with (from the config file's `fetch` section: core/config/FetchConfig.ts). */
 export interface FetchSettings {
   /** Hosts exempt from the address check, or true for every address. */
@@ -191,5 +194,5 @@ export const GuardedWebFetch = {
   cacheLayer: (settings: FetchSettings): Layer.Layer<PageCache> =>
     settings.cacheMaxEntries === 0 || settings.cacheTtlMs === 0
       ? PageCache.layerNone
-      : PageCache.layer({ capacity: settings.cacheMaxEntries, ttlMs: settings.cacheTtlMs })
+      : PageCache.layer({ capacity: settings.cacheMaxEntries, ttlMs: settings.cacheTtlMs, maxEntryChars: MAX_CACHED_CHARS })
 }

@@ -42,7 +42,15 @@ export interface PageCacheOptions {
   readonly capacity: number
   /** How long a fetched page is served from the cache. Failures are never kept. */
   readonly ttlMs: number
+  /**
+   * Pages whose content and text together are longer are not kept (they are still fetched once
+   * for every caller waiting at the time): the entry count alone would not bound the memory.
+   */
+  readonly maxEntryChars: number
 }
+
+/** Characters a page holds in the cache (text is often the same string as content). */
+const charsOf = (page: CachedPage) => page.content.length + (page.text === page.content ? 0 : page.text.length)
 
 export class PageCache extends Context.Service<PageCache, {
   /**
@@ -65,7 +73,10 @@ export class PageCache extends Context.Service<PageCache, {
             keyed.started = true
             return keyed.fetch
           }),
-          { capacity: options.capacity, timeToLive: (exit) => (exit._tag === "Success" ? options.ttlMs : 0) }
+          {
+            capacity: options.capacity,
+            timeToLive: (exit) => (exit._tag === "Success" && charsOf(exit.value) <= options.maxEntryChars ? options.ttlMs : 0)
+          }
         )
         return PageCache.of({
           get: <E>(key: string, fetch: Effect.Effect<CachedPage, E>, { fresh }: { readonly fresh: boolean }) => {

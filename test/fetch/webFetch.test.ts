@@ -60,6 +60,7 @@ widgets --version</code></pre>
     "/latin1.txt": send(bytesOf(CP1252_CAFE, "\n"), "text/plain; charset=iso-8859-1"),
     "/data.json": send('{"name":"widget","sizes":[1,2,3]}', "application/json"),
     "/notes.txt": send("plain notes\nsecond line\n", "text/plain"),
+    "/big.txt": send("word ".repeat(300_000), "text/plain"),
     "/untyped": (_q, r) => {
       r.writeHead(200)
       r.end("<!doctype html><html><head><title>No header</title></head><body><main><p>Sniffed as HTML.</p></main></body></html>")
@@ -276,6 +277,13 @@ describe("webFetch: redirects, cache and single-flight", () => {
     expect(count()).toBe(before + 2)
     expect((await fetchPage({ url })).body.data.fromCache).toBe(true)
     expect(count()).toBe(before + 2)
+  })
+
+  it("a page over the cache's entry size (1,000,000 characters) is answered but not kept", async () => {
+    const first = await fetchPage({ url: `${site.origin}/big.txt` })
+    expect(first.body.data.content).toHaveLength(1_500_000)
+    expect((await fetchPage({ url: `${site.origin}/big.txt` })).body.data.fromCache).toBe(false)
+    expect(site.requested.filter((p) => p === "/big.txt")).toHaveLength(2)
   })
 
   it("100 concurrent fetches of one URL make one request to the site", async () => {

@@ -74,8 +74,14 @@ const onCurrentIndex = <A>(span: string, answer: (index: SearchIndex, query: Sea
       return yield* Effect.try({ try: () => answer(index, query), catch: engineFailure })
     }))
 
-/** The wire's image result: the engine's hit without what the wire does not carry yet (its size). */
-const toImageResult = (hit: ImageHit): ImageResult => ({ url: hit.url, refUrl: hit.refUrl, title: hit.title })
+/** The wire's image result: the engine's hit, with its size in pixels when the page stated it. */
+const toImageResult = (hit: ImageHit): ImageResult => ({
+  url: hit.url,
+  refUrl: hit.refUrl,
+  title: hit.title,
+  ...(hit.width === undefined ? {} : { width: hit.width }),
+  ...(hit.height === undefined ? {} : { height: hit.height })
+})
 
 /** WebSearch and ImageSearch answering from the current index of the SearchEngine. */
 const searchLayer: Layer.Layer<WebSearch | ImageSearch, never, SearchEngine> = Layer.mergeAll(

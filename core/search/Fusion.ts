@@ -134,11 +134,16 @@ const mergeWeb = (a: WebHit, b: WebHit): WebHit => ({
   date: a.date === null ? b.date : b.date !== null && b.date.length > a.date.length && b.date.startsWith(a.date) ? b.date : a.date
 })
 
-const mergeImage = (a: ImageResult, b: ImageResult): ImageResult => ({
-  url: betterLink(a.url, b.url),
-  refUrl: a.refUrl === "" ? b.refUrl : betterLink(a.refUrl, b.refUrl),
-  title: betterTitle(a.title, b.title)
-})
+const mergeImage = (a: ImageResult, b: ImageResult): ImageResult => {
+  // The size travels with the URL that is kept: one source's width with the other's height would mislead.
+  const sized = a.width !== undefined && a.height !== undefined ? a : b.width !== undefined && b.height !== undefined ? b : undefined
+  return {
+    url: betterLink(a.url, b.url),
+    refUrl: a.refUrl === "" ? b.refUrl : betterLink(a.refUrl, b.refUrl),
+    title: betterTitle(a.title, b.title),
+    ...(sized === undefined ? {} : { width: sized.width!, height: sized.height! })
+  }
+}
 
 /** Web hits of several sources fused into at most `limit` results. */
 export const fuseWeb = (lists: ReadonlyArray<RankedList<WebHit>>, limit: number, k = RRF_K): Array<Fused<WebHit>> =>

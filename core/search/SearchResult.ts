@@ -22,11 +22,16 @@ export const WebSearchData = Schema.Struct({
 })
 export type WebSearchData = typeof WebSearchData.Type
 
-/** One image of an image search; `title` may be empty but is never missing. */
+/**
+ * One image of an image search; `title` may be empty but is never missing. `width` and
+ * `height` (pixels) are there only when the source knows them (the seed's client reads them).
+ */
 export const ImageResult = Schema.Struct({
   url: Schema.String,
   refUrl: Schema.String,
-  title: Schema.String
+  title: Schema.String,
+  width: Schema.optionalKey(Schema.Int),
+  height: Schema.optionalKey(Schema.Int)
 })
 export type ImageResult = typeof ImageResult.Type
 

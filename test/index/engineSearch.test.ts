@@ -29,7 +29,7 @@ describe("EngineSearch layer", () => {
     expect(web.organic.map((r) => r.position)).toEqual([1, 2])
     expect(web.organic.map((r) => r.link).sort()).toEqual(["https://docs.python.org/3/library/asyncio.html", "https://nodejs.org/en/learn/event-loop"])
     expect(web.organic.find((r) => r.link.includes("python"))?.date).toBe("2024-03-01")
-    expect(images).toEqual([{ url: "https://docs.python.org/3/_images/loop.png", refUrl: "https://docs.python.org/3/library/asyncio.html", title: "Event loop diagram" }])
+    expect(images).toEqual([{ url: "https://docs.python.org/3/_images/loop.png", refUrl: "https://docs.python.org/3/library/asyncio.html", title: "Event loop diagram", width: 640, height: 480 }])
   })
 
   it("starts from snapshot bytes, and refuses a damaged snapshot at startup", async () => {

@@ -12,6 +12,7 @@ import type { EngineHooks } from "../../core/app/SearchBackend.ts"
 import { SettingsError } from "../../core/config/Settings.ts"
 import type { Settings } from "./settings.ts"
 import { NodePageFetcher } from "./sources/crawl/NodePageFetcher.ts"
+import { npmParentExits } from "./npmParent.ts"
 import { ensureStarterIndex } from "./starterIndex.ts"
 import { BuildInfo } from "../../core/api/Readiness.ts"
 import { RedisConnector } from "../../core/store/RedisConnector.ts"
@@ -40,5 +41,6 @@ export const nodeEngineHooks = (settings: Settings): EngineHooks => ({
       Effect.mapError((error) =>
         new SettingsError({ setting: `search.snapshot (${snapshot})`, message: `no snapshot, and the starter index could not be built: ${error.message}` }))
     ),
-  reloads: { name: "SIGHUP", requests: sighups }
+  // Under `npm start` a SIGHUP sent to npm ends npm instead (see npmParent.ts): read as a reload too.
+  reloads: { name: "SIGHUP", requests: Stream.merge(sighups, npmParentExits) }
 })

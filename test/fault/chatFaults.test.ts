@@ -83,7 +83,7 @@ describe("regular expressions in schemas run in linear time", () => {
     upstream = await startMockUpstream({
       respond: (body) => ({ toolCalls: [{ name: body.tools[0].function.name, arguments: JSON.stringify({ s: evil, [evil]: "x" }) }] })
     })
-    server = await startInProcess({ chatConfig: chatConfig(upstream.url), validation: { mode: "reject", retries: 0 } })
+    server = await startInProcess({ chatConfig: chatConfig(upstream.url), validation: { mode: "retry", retries: 0 } })
   })
   afterAll(async () => {
     await server?.close()
@@ -109,7 +109,7 @@ describe("regular expressions in schemas run in linear time", () => {
       done = true
       await probe
       const elapsed = performance.now() - started
-      // The arguments break the pattern: in reject mode that is the model's fault (502), with the rule named.
+      // The arguments break the pattern: with no retry left that is the model's fault (502), with the rule named.
       expect(response.status).toBe(502)
       expect(await response.text()).toMatch(/does not match pattern|String does not match/)
       // A backtracking engine takes longer than the age of the universe on 5000 characters.

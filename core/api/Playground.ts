@@ -39,11 +39,14 @@ const asset = (body: string, contentType: string) => HttpServerResponse.text(bod
 /** Paths the pages answer on (GET only), for the error boundary's 405 and for tests. */
 export const pagePaths = ["/", "/docs", "/playground.js", "/docs.js", "/playground.css", "/favicon.svg"] as const
 
-export const PlaygroundRoutes = HttpRouter.addAll([
+const pageRoutes: ReadonlyArray<HttpRouter.Route<never, never>> = [
   HttpRouter.route("GET", "/", asset(playgroundPage, "text/html; charset=utf-8")),
   HttpRouter.route("GET", "/docs", asset(apiDocsPage, "text/html; charset=utf-8")),
   HttpRouter.route("GET", "/playground.js", asset(playgroundScript, "text/javascript; charset=utf-8")),
   HttpRouter.route("GET", "/docs.js", asset(apiDocsScript, "text/javascript; charset=utf-8")),
   HttpRouter.route("GET", "/playground.css", asset(pageStyle, "text/css; charset=utf-8")),
   HttpRouter.route("GET", "/favicon.svg", asset(favicon, "image/svg+xml"))
-])
+]
+
+// Typed as never/never routes: inferred from the literal, addAll's requirements widen to `any`.
+export const PlaygroundRoutes = HttpRouter.addAll(pageRoutes)

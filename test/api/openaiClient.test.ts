@@ -19,7 +19,11 @@ beforeAll(async () => {
     chat: ScriptedChat.layer({
       models: ["scripted-1", "scripted-2", "broken"],
       replies: (request) => {
-        if (request.model === "broken") return { content: "x", failAfter: 0, failure: { reason: "upstream", message: "model server answered 500" } }
+        if (request.model === "broken") {
+          // "late" fails after the first chunk is out (mid-stream); anything else before the first byte.
+          const late = contentText(request.messages[request.messages.length - 1]!.content) === "late"
+          return { content: "partial answer", failAfter: late ? 1 : 0, failure: { reason: "upstream", message: "model server answered 500" } }
+        }
         const last = request.messages[request.messages.length - 1]!
         if (last.role === "tool") return { content: `The weather is ${contentText(last.content)}.` }
         if (request.tools !== undefined) {
@@ -130,12 +134,19 @@ describe("openai SDK", () => {
     await expect(failed).rejects.toMatchObject({ status: 502, code: "upstream_error", message: expect.stringContaining("model server answered 500") })
   })
 
-  it("raises a mid-stream failure from the stream iterator", async () => {
-    const stream = await client.chat.completions.create({ model: "broken", stream: true, messages: [{ role: "user", content: "x" }] })
+  it("raises a mid-stream failure from the stream iterator, after the chunks that arrived", async () => {
+    const stream = await client.chat.completions.create({ model: "broken", stream: true, messages: [{ role: "user", content: "late" }] })
+    const received: Array<string> = []
     const consume = async () => {
-      for await (const _ of stream) { /* the error event ends the stream */ }
+      for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? "")
     }
     await expect(consume()).rejects.toThrow(/model server answered 500/)
+    expect(received.join("")).not.toBe("")
+  })
+
+  it("rejects create() with the real status when a stream fails before its first byte", async () => {
+    const failed = client.chat.completions.create({ model: "broken", stream: true, messages: [{ role: "user", content: "x" }] })
+    await expect(failed).rejects.toMatchObject({ status: 502, code: "upstream_error", message: expect.stringContaining("model server answered 500") })
   })
 
   it("lists models", async () => {

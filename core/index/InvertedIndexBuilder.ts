@@ -8,7 +8,7 @@
  */
 import { type Analyzer, TokenKind } from "./analysis/Analyzer.ts"
 import { ByteWriter, IntWriter } from "./ByteWriter.ts"
-import { blockSize, type FieldSpec, InvertedIndex, type InvertedIndexArrays } from "./InvertedIndex.ts"
+import { blockSize, type FieldSpec, InvertedIndex, type InvertedIndexArrays, fieldNorm, maxFieldLength } from "./InvertedIndex.ts"
 
 const utf8 = new TextEncoder()
 
@@ -205,16 +205,12 @@ export class InvertedIndexBuilder {
       for (let d = 0; d < n; d++) total += l.get(d)
       return n === 0 ? 0 : total / n
     })
-    const docNorms = new Float64Array(n * f)
+    const docLengths = new Uint16Array(n * f)
     for (let k = 0; k < f; k++) {
-      const weight = this.fields[k]!.weight
-      const average = averageLengths[k]!
       const lengths = this.lengths[k]!
-      for (let d = 0; d < n; d++) {
-        const length = lengths.get(d)
-        docNorms[d * f + k] = average > 0 ? weight / (1 - this.b + (this.b * length) / average) : weight
-      }
+      for (let d = 0; d < n; d++) docLengths[d * f + k] = Math.min(maxFieldLength, lengths.get(d))
     }
+    const weights = this.fields.map((field) => field.weight)
 
     // Invert: postings of each term in document order.
     const termDf = new Uint32Array(termCount)
@@ -273,7 +269,9 @@ export class InvertedIndexBuilder {
         // BM25F normalised frequency of this posting, for the MaxScore bounds.
         decodeFrequencies(payload, from, f, presenceBits, tfs)
         let tfn = 0
-        for (let k = 0; k < f; k++) tfn += tfs[k]! * docNorms[doc * f + k]!
+        for (let k = 0; k < f; k++) {
+          if (tfs[k] !== 0) tfn += tfs[k]! * fieldNorm(weights[k]!, this.b, averageLengths[k]!, docLengths[doc * f + k]!)
+        }
         if (tfn > blockMax) blockMax = tfn
         if (tfn > termMax) termMax = tfn
         const positionsFrom = p === 0 ? 0 : this.logPositionsEnd.get(p - 1)
@@ -292,7 +290,7 @@ export class InvertedIndexBuilder {
     const arrays: InvertedIndexArrays = {
       termBytes, termOffsets, termDf, termPostings, termPositions, termMaxTfn, termFirstBlock,
       blockLastDoc, blockPostings, blockPositions, blockMaxTfn,
-      postings: postings.toBytes(), positions: positions.toBytes(), docNorms
+      postings: postings.toBytes(), positions: positions.toBytes(), docLengths
     }
     return new InvertedIndex({ documentCount: n, fields: this.fields, k1: this.k1, b: this.b, averageLengths }, arrays)
   }

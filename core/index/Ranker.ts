@@ -350,7 +350,6 @@ export const rerankByProximity = (
   const field = index.meta.fields.findIndex((f) => f.positions)
   if (weight <= 0 || terms.length < 2 || depth < 2 || field < 0) return ranked
   const fieldWeight = index.meta.fields[field]!.weight
-  const fields = index.fieldCount
   const k1 = index.meta.k1
   const cursors = terms.map((t) => new PostingCursor(index, t.termId, 1))
   const idf = terms.map((t) => index.idf(t.termId))
@@ -389,7 +388,7 @@ export const rerankByProximity = (
       }
     }
     // K = k1 * (1 - b + b * length / average), recovered from the stored field norm.
-    const norm = index.arrays.docNorms[doc * fields + field]!
+    const norm = index.norm(doc, field)
     const K = k1 * (norm > 0 ? fieldWeight / norm : 1)
     let proximity = 0
     for (let j = 0; j < terms.length; j++) {

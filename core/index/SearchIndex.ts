@@ -83,7 +83,8 @@ export const maxQueryTerms = 48
 
 interface Plan {
   readonly query: CompiledQuery
-  readonly snippet: SnippetTerms
+  /** Snippet words and weights; made only when a caller shows snippets. */
+  readonly snippet: () => SnippetTerms
 }
 
 const clampLimit = (limit: number): number =>
@@ -115,13 +116,14 @@ export class SearchIndex {
     if (plan === undefined) return { query: keywords, hits: [] }
     const pages = this.parts.pages
     const { docs } = this.collapsedTopK(this.parts.web, plan.query, n, this.parts.pageCluster)
+    const snippetTerms = docs.length > 0 ? plan.snippet() : { weights: new Map<string, number>() }
     const hits = Array.from(docs, (doc): PageHit => {
       const link = pages.get(doc, PageField.Url)
       const date = pages.get(doc, PageField.Date)
       return {
         title: pages.get(doc, PageField.Title) || link,
         link,
-        snippet: makeSnippet(this.analyzer, pages.get(doc, PageField.Text), plan.snippet),
+        snippet: makeSnippet(this.analyzer, pages.get(doc, PageField.Text), snippetTerms),
         date: date.length > 0 ? date : null
       }
     })
@@ -228,8 +230,11 @@ export class SearchIndex {
     }
     const site = this.siteFilter(parsed.sites, parsed.excludedSites, images)
     if (site === null) return undefined
-    const snippet = new Map<string, number>()
-    for (const id of weights.keys()) snippet.set(index.termText(id), index.idf(id))
+    const snippet = () => {
+      const terms = new Map<string, number>()
+      for (const id of weights.keys()) terms.set(index.termText(id), index.idf(id))
+      return { weights: terms }
+    }
     return {
       query: {
         terms: Array.from(weights, ([termId, weight]) => ({ termId, weight })),
@@ -239,7 +244,7 @@ export class SearchIndex {
         accept: site?.accept,
         skipTo: site?.skipTo
       },
-      snippet: { weights: snippet }
+      snippet
     }
   }
 

@@ -23,7 +23,8 @@ import { StoredFields } from "./StoredFields.ts"
 import { xxhash32 } from "./XxHash32.ts"
 
 export const snapshotMagic = "PSCPIDX\0"
-export const snapshotFormatVersion = 1
+/** 2: exact field lengths as u16 (docLengths) instead of float64 norms per document and field. */
+export const snapshotFormatVersion = 2
 const headerLength = 32
 
 export class SnapshotError extends Schema.TaggedError<SnapshotError>()("SnapshotError", {
@@ -31,13 +32,14 @@ export class SnapshotError extends Schema.TaggedError<SnapshotError>()("Snapshot
   message: Schema.String
 }) {}
 
-type ElementType = "u8" | "i32" | "u32" | "f32" | "f64"
-type Typed = Uint8Array | Int32Array | Uint32Array | Float32Array | Float64Array
+type ElementType = "u8" | "u16" | "i32" | "u32" | "f32" | "f64"
+type Typed = Uint8Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array
 
-const elementSize: Record<ElementType, number> = { u8: 1, i32: 4, u32: 4, f32: 4, f64: 8 }
+const elementSize: Record<ElementType, number> = { u8: 1, u16: 2, i32: 4, u32: 4, f32: 4, f64: 8 }
 
 const typeOf = (array: Typed): ElementType =>
   array instanceof Uint8Array ? "u8"
+  : array instanceof Uint16Array ? "u16"
   : array instanceof Int32Array ? "i32"
   : array instanceof Uint32Array ? "u32"
   : array instanceof Float32Array ? "f32"
@@ -47,6 +49,8 @@ const view = (type: ElementType, buffer: ArrayBuffer, offset: number, count: num
   switch (type) {
     case "u8":
       return new Uint8Array(buffer, offset, count)
+    case "u16":
+      return new Uint16Array(buffer, offset, count)
     case "i32":
       return new Int32Array(buffer, offset, count)
     case "u32":
@@ -83,7 +87,7 @@ interface SnapshotMeta {
 
 const invertedArrayNames: ReadonlyArray<keyof InvertedIndexArrays> = [
   "termBytes", "termOffsets", "termDf", "termPostings", "termPositions", "termMaxTfn", "termFirstBlock",
-  "blockLastDoc", "blockPostings", "blockPositions", "blockMaxTfn", "postings", "positions", "docNorms"
+  "blockLastDoc", "blockPostings", "blockPositions", "blockMaxTfn", "postings", "positions", "docLengths"
 ]
 
 const sectionsOf = (parts: SearchIndexParts): Array<[string, Typed]> => {
@@ -184,7 +188,7 @@ export const decodeSnapshot = (input: Uint8Array): SearchIndex => {
   const header = new DataView(input.buffer, input.byteOffset, headerLength)
   const version = header.getUint32(8, true)
   if (version !== snapshotFormatVersion) {
-    return fail("unsupported-version", `snapshot: format version ${version}; this engine reads version ${snapshotFormatVersion}`)
+    return fail("unsupported-version", `snapshot: format version ${version}; this engine reads version ${snapshotFormatVersion} only: build the snapshot again from its documents`)
   }
   const total = header.getUint32(16, true) + header.getUint32(20, true) * 0x100000000
   if (input.length < total) {
@@ -253,7 +257,7 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array): SearchIndexParts => {
       blockMaxTfn: get(`${prefix}.blockMaxTfn`, "f32"),
       postings: get(`${prefix}.postings`, "u8"),
       positions: get(`${prefix}.positions`, "u8"),
-      docNorms: get(`${prefix}.docNorms`, "f64", m.documentCount * m.fields.length)
+      docLengths: get(`${prefix}.docLengths`, "u16", m.documentCount * m.fields.length)
     }
     const meta: InvertedIndexMeta = {
       documentCount: m.documentCount,

@@ -49,7 +49,7 @@ export const appLayer = (
   const model = meteredChatModel(options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide(OpenAiUpstream.layer)))
   const fetchSettings = fetchSettingsOf(settings.file.fetch)
   // Given the search layer so that addToIndex reaches the engine (and clears the answers cached from its old index).
-  const webFetch = GuardedWebFetch.layer(fetchSettings).pipe(Layer.provide([GuardedWebFetch.cacheLayer(fetchSettings), search, cache]))
+  const webFetch = GuardedWebFetch.layer(fetchSettings).pipe(Layer.provide([state.pageCache(fetchSettings), search, cache]))
   const federation = tracedSearch(federationLayer(settings.file.search).pipe(Layer.provide([search, cache])))
   return Layer.mergeAll(
     search,

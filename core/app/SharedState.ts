@@ -1,5 +1,5 @@
 /**
- * The store settings turned into Layers: rate limits, the result cache and the
+ * The store settings turned into Layers: rate limits, the result and page caches and the
  * store's health, in memory (default) or shared through one Redis connection
  * that the runtime's RedisConnector opens (Node: adapters/node/redis.ts).
  */
@@ -9,6 +9,8 @@ import { RateLimits } from "../auth/RateLimits.ts"
 import type { SearchConfig } from "../config/ConfigFile.ts"
 import { SettingsError } from "../config/Settings.ts"
 import { checkRedisUrl, describeRedisUrl, type StoreSettings } from "../config/StoreConfig.ts"
+import { type FetchSettings, GuardedWebFetch, MAX_CACHED_CHARS } from "../backends/GuardedWebFetch.ts"
+import { PageCache } from "../store/PageCache.ts"
 import { RedisConnector } from "../store/RedisConnector.ts"
 import { ResultCache } from "../store/ResultCache.ts"
 import { SharedStore } from "../store/SharedStore.ts"
@@ -18,6 +20,8 @@ export interface SharedState {
   readonly rateLimits: Layer.Layer<RateLimits, SettingsError>
   readonly sharedStore: Layer.Layer<SharedStore, SettingsError>
   readonly resultCache: Layer.Layer<ResultCache, SettingsError>
+  /** webFetch's page cache for these fetch settings (none when they turn it off). */
+  readonly pageCache: (settings: FetchSettings) => Layer.Layer<PageCache, SettingsError>
   /** The one Redis connection, for other store Layers (e.g. a page cache); undefined in memory. */
   readonly redis: Layer.Layer<Redis.Redis, SettingsError> | undefined
 }
@@ -39,7 +43,13 @@ const redisLayer = (store: StoreSettings): Layer.Layer<Redis.Redis, SettingsErro
 export const sharedStateOf = (store: StoreSettings, search: typeof SearchConfig.Type | undefined): SharedState => {
   const memoryCache = resultCacheLayer(search)
   if (store.redisUrl === undefined) {
-    return { rateLimits: RateLimits.layerMemory, sharedStore: SharedStore.layerMemory, resultCache: memoryCache, redis: undefined }
+    return {
+      rateLimits: RateLimits.layerMemory,
+      sharedStore: SharedStore.layerMemory,
+      resultCache: memoryCache,
+      pageCache: GuardedWebFetch.cacheLayer,
+      redis: undefined
+    }
   }
   const redis = redisLayer(store)
   const cacheOff = search?.cache?.maxEntries === 0
@@ -47,6 +57,11 @@ export const sharedStateOf = (store: StoreSettings, search: typeof SearchConfig.
     rateLimits: RateLimits.layerRedis({ prefix: store.keyPrefix, onRedisDown: store.onRedisDown }).pipe(Layer.provide(redis)),
     sharedStore: SharedStore.layerRedis.pipe(Layer.provide(redis)),
     resultCache: cacheOff ? memoryCache : ResultCache.layerRedis({ prefix: store.keyPrefix }).pipe(Layer.provide(redis)),
+    pageCache: (settings) =>
+      settings.cacheMaxEntries === 0 || settings.cacheTtlMs === 0
+        ? PageCache.layerNone
+        : PageCache.layerRedis({ prefix: store.keyPrefix, capacity: settings.cacheMaxEntries, ttlMs: settings.cacheTtlMs, maxEntryChars: MAX_CACHED_CHARS })
+          .pipe(Layer.provide(redis)),
     redis
   }
 }

@@ -6,7 +6,10 @@
  * Values are plain data (CachedPage, a Schema), so a shared store (Redis) can hold them as
  * JSON: a Layer beside `layer` replaces the in-memory one without touching the callers.
  */
-import { Cache, Context, Effect, Equal, Hash, Layer, Schema } from "effect"
+import { Cache, Context, Effect, Equal, Exit, Hash, Layer, Option, Schema } from "effect"
+import { Redis } from "effect/persistence"
+import { countLookup, countStoreError } from "./CacheMetrics.ts"
+import { describeRedisError } from "./SharedStore.ts"
 
 /** A page as webFetch answers it, before `maxChars` is applied. */
 export const CachedPage = Schema.Struct({
@@ -49,6 +52,13 @@ export interface PageCacheOptions {
   readonly maxEntryChars: number
 }
 
+export interface PageCacheRedisOptions extends PageCacheOptions {
+  /** Prefix of every key (the store's keyPrefix); pages live under `<prefix>page:`. */
+  readonly prefix: string
+}
+
+const decodeStoredPage = Schema.decodeUnknownOption(Schema.fromJsonString(CachedPage))
+
 /** Characters a page holds in the cache (text is often the same string as content). */
 const charsOf = (page: CachedPage) => page.content.length + (page.text === page.content ? 0 : page.text.length)
 
@@ -89,6 +99,69 @@ export class PageCache extends Context.Service<PageCache, {
             }
             return (Cache.get(cache, keyed) as Effect.Effect<CachedPage, E>).pipe(
               Effect.map((page) => ({ page, fromCache: !keyed.started }))
+            )
+          }
+        })
+      })
+    )
+
+  /**
+   * Shared through Redis: a page one instance fetched is served by every instance. Fetches in
+   * flight are still joined per process (single-flight); a Redis failure is a miss, never an error.
+   */
+  static readonly layerRedis = (options: PageCacheRedisOptions): Layer.Layer<PageCache, never, Redis.Redis> =>
+    Layer.effect(
+      PageCache,
+      Effect.gen(function*() {
+        const redis = yield* Redis.Redis
+        const prefix = `${options.prefix}page:`
+        // Counted every time, logged once per outage (the first failure after a success).
+        let failing = false
+        const storeFailed = (error: Redis.RedisError) =>
+          Effect.andThen(countStoreError("page"), Effect.suspend(() => {
+            if (failing) return Effect.void
+            failing = true
+            return Effect.logWarning(`page cache: Redis failed (${describeRedisError(error)}); fetching as misses until it answers`)
+          }))
+        const read = (key: string): Effect.Effect<Option.Option<CachedPage>> =>
+          redis.send<string | null>("GET", prefix + key).pipe(
+            Effect.map((text) => {
+              failing = false
+              // An entry that is not a page (another version wrote it, or it was damaged) is a miss.
+              return typeof text === "string" ? decodeStoredPage(text) : Option.none()
+            }),
+            Effect.catch((error) => Effect.as(storeFailed(error), Option.none()))
+          )
+        const write = (key: string, page: CachedPage): Effect.Effect<void> =>
+          charsOf(page) > options.maxEntryChars
+            ? Effect.void
+            : redis.send("SET", prefix + key, JSON.stringify(page), "PX", String(Math.ceil(options.ttlMs))).pipe(
+              Effect.asVoid,
+              Effect.catch(storeFailed)
+            )
+        // Only fetches in flight are kept here (TTL 0): stored pages live in Redis alone.
+        const inFlight = yield* Cache.makeWith<Keyed, CachedPage, unknown>(
+          (keyed) =>
+            Effect.flatMap(read(keyed.key), (stored) => {
+              if (Option.isSome(stored)) return Effect.succeed(stored.value)
+              keyed.started = true
+              return keyed.fetch.pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? write(keyed.key, exit.value) : Effect.void))
+            }),
+          { capacity: 10_000, timeToLive: () => 0 }
+        )
+        return PageCache.of({
+          get: <E>(key: string, fetch: Effect.Effect<CachedPage, E>, { fresh }: { readonly fresh: boolean }) => {
+            if (fresh) {
+              return fetch.pipe(
+                Effect.tap((page) => write(key, page)),
+                Effect.map((page) => ({ page, fromCache: false })),
+                Effect.tap(() => countLookup("page", "miss"))
+              )
+            }
+            const keyed = new Keyed(key, fetch)
+            return (Cache.get(inFlight, keyed) as Effect.Effect<CachedPage, E>).pipe(
+              Effect.map((page) => ({ page, fromCache: !keyed.started })),
+              Effect.tap(({ fromCache }) => countLookup("page", fromCache ? "hit" : "miss"))
             )
           }
         })

@@ -4,7 +4,10 @@
  * the other, and Redis killed mid-run: "open" keeps answering (limits per
  * instance meanwhile), "closed" answers 503 limiter_unavailable, search answers
  * as a cache miss, /readyz says why - and all recover when Redis is back.
+ * webFetch's page cache is shared the same way.
  */
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { hashKey, type KeyRecord } from "../../core/auth/KeyRecord.ts"
 import type { ConfigFile } from "../../core/config/ConfigFile.ts"
@@ -33,6 +36,31 @@ const search = async (instance: Instance, body: unknown) => {
   return { status: response.status, body: await response.json() as any }
 }
 
+const webFetch = async (instance: Instance, body: unknown) => {
+  const response = await fetch(`${instance.url}/api/search/webFetch`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ROOMY}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  return { status: response.status, body: await response.json() as any }
+}
+
+/** A loopback site that counts the requests it answers. */
+const startSite = async () => {
+  let requests = 0
+  const server: Server = createServer((request, response) => {
+    requests++
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+    response.end(`<!doctype html><html><head><title>Page ${request.url}</title></head><body><main><h1>Shared page</h1><p>Rivers run to the sea, read once for every instance.</p></main></body></html>`)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get requests() { return requests },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
 const ready = async (instance: Instance) => (await fetch(`${instance.url}/readyz`)).status === 200
 
 describe.skipIf(!run)("two instances sharing one Redis", () => {
@@ -43,12 +71,18 @@ describe.skipIf(!run)("two instances sharing one Redis", () => {
   let closed: Instance
   let memoryA: Instance
   let memoryB: Instance
+  let site: Awaited<ReturnType<typeof startSite>>
 
   beforeAll(async () => {
     redis = await startRedis()
+    site = await startSite()
     searx = await startStandIn("searxng", [{ title: "Shared rivers", url: "https://searx.example/rivers", snippet: "rivers from searx" }])
     const search: ConfigFile["search"] = { providers: [{ name: "searx", kind: "searxng", baseUrl: searx.url }] }
-    const shared = (onRedisDown: "open" | "closed"): ConfigFile => ({ search, store: { redisUrl: redis.url, keyPrefix: "t1:", onRedisDown } })
+    const shared = (onRedisDown: "open" | "closed"): ConfigFile => ({
+      search,
+      store: { redisUrl: redis.url, keyPrefix: "t1:", onRedisDown },
+      fetch: { allowPrivateAddresses: true }
+    })
     a = await startInstance(shared("open"), keys)
     b = await startInstance(shared("open"), keys)
     closed = await startInstance(shared("closed"), keys)
@@ -60,6 +94,7 @@ describe.skipIf(!run)("two instances sharing one Redis", () => {
   afterAll(async () => {
     for (const instance of [a, b, closed, memoryA, memoryB]) await instance?.close()
     await searx?.close()
+    await site?.close()
     await redis?.stop()
   })
 
@@ -87,6 +122,22 @@ describe.skipIf(!run)("two instances sharing one Redis", () => {
     expect(searx.requests).toBe(before + 1)
   })
 
+  it("a page fetched by one instance is served by the other from the shared cache; fresh reads it again", async () => {
+    const url = `${site.url}/shared-page`
+    const first = await webFetch(a, { url })
+    expect(first.status).toBe(200)
+    expect(first.body.data.fromCache).toBe(false)
+    expect(first.body.data.content).toContain("Rivers run to the sea")
+    expect(site.requests).toBe(1)
+    const second = await webFetch(b, { url })
+    expect(second.body.data.fromCache).toBe(true)
+    expect(second.body.data.content).toBe(first.body.data.content)
+    expect(site.requests).toBe(1)
+    const fresh = await webFetch(b, { url, fresh: true })
+    expect(fresh.body.data.fromCache).toBe(false)
+    expect(site.requests).toBe(2)
+  })
+
   it("Redis killed: open answers, closed refuses with 503, search is a miss, /readyz says why; all recover when it is back", async () => {
     await redis.kill()
 
@@ -111,6 +162,12 @@ describe.skipIf(!run)("two instances sharing one Redis", () => {
     expect(degraded.status).toBe(200)
     expect(degraded.body.extra.cache).toBe("miss")
     expect(searx.requests).toBe(before + 1)
+    // so does the page cache: the page is read from the site again
+    const siteBefore = site.requests
+    const page = await webFetch(a, { url: `${site.url}/shared-page` })
+    expect(page.status).toBe(200)
+    expect(page.body.data.fromCache).toBe(false)
+    expect(site.requests).toBe(siteBefore + 1)
 
     const readyz = await fetch(`${a.url}/readyz`)
     expect(readyz.status).toBe(503)

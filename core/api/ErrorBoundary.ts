@@ -9,6 +9,10 @@ import { allowedMethods } from "./Api.ts"
 import { ApiError, familyOfPath } from "./ApiError.ts"
 import { internalError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
+import { pagePaths } from "./Playground.ts"
+
+// Plain router routes beside the HttpApi contract, all GET: the pages and the Prometheus scrape.
+const getOnlyPaths: ReadonlySet<string> = new Set([...pagePaths, "/metrics"])
 
 const pathOf = (url: string): string => {
   const q = url.indexOf("?")
@@ -16,7 +20,7 @@ const pathOf = (url: string): string => {
 }
 
 const routeError = (method: string, path: string): ApiError => {
-  const allow = allowedMethods.get(path)
+  const allow = allowedMethods.get(path) ?? (getOnlyPaths.has(path) ? "GET" : undefined)
   return allow === undefined
     ? new ApiError({ kind: "not_found", message: `no endpoint at ${method} ${path}`, param: null })
     : new ApiError({ kind: "method_not_allowed", message: `${path} accepts ${allow}, not ${method}`, param: null, allow })

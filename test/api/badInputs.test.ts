@@ -115,7 +115,10 @@ const chatCases: Array<Case> = [
 const otherCases: Array<Case> = [
   { name: "openapi without key", method: "GET", path: "/openapi.json", key: null, status: 401, code: "90402" },
   { name: "unknown path", method: "GET", path: "/nope", status: 404, code: "400", message: /no endpoint at GET \/nope/ },
-  { name: "POST /healthz", method: "POST", path: "/healthz", body: {}, status: 405, code: "400" }
+  { name: "POST /healthz", method: "POST", path: "/healthz", body: {}, status: 405, code: "400" },
+  { name: "POST / (the playground page)", method: "POST", path: "/", body: {}, status: 405, code: "400", message: /\/ accepts GET, not POST/ },
+  { name: "DELETE /docs", method: "DELETE", path: "/docs", body: {}, status: 405, code: "400" },
+  { name: "POST /metrics", method: "POST", path: "/metrics", body: {}, status: 405, code: "400" }
 ]
 
 const send = (c: Case) => {

@@ -10,9 +10,11 @@ import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Option, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { formatSummary, indexSnapshot, silentProgress, terminalProgress } from "./indexCommand.ts"
+import { formatOpenSearchSummary, formatSummary, indexOpenSearch, indexSnapshot, silentProgress, terminalProgress } from "./indexCommand.ts"
+import { parseOpenSearchTarget } from "../../core/backends/search/OpenSearchConnection.ts"
+import { FetchHttpClient } from "effect/http"
 import { CRAWL_DEFAULTS } from "../../core/ingest/crawl/Crawl.ts"
 import { openSources } from "./sources/openSources.ts"
 import { keysCommand } from "./keysCommand.ts"
@@ -75,6 +77,13 @@ const index = Command.make(
       Flag.withDescription("Add to the starter index (npm READMEs built on the first start) instead of replacing it"),
       Flag.withDefault(false)
     ),
+    to: Flag.String("to").pipe(
+      Flag.withDescription(
+        "Load the documents into an OpenSearch/Elasticsearch index instead of a snapshot: opensearch://host:9200/index " +
+          "(opensearch+https:// for TLS); credentials from OPENSEARCH_USERNAME and OPENSEARCH_PASSWORD"
+      ),
+      Flag.optional
+    ),
     includeGenerated: Flag.Boolean("include-generated").pipe(
       Flag.withDescription("Also index generated index pages (Sphinx genindex/modindex/search, Javadoc index-all, ...), left out by default"),
       Flag.withDefault(false)
@@ -105,6 +114,26 @@ const index = Command.make(
         }),
       catch: (error) => error as Error
     })
+    const to = value(input.to)
+    if (to !== undefined) {
+      const target = parseOpenSearchTarget(to)
+      if (typeof target === "string") return yield* Effect.fail(Object.assign(new Error(target), { argument: "--to" }))
+      const secret = (name: string) => (process.env[name] ? Redacted.make(process.env[name]!) : undefined)
+      yield* Console.error(`Indexing ${sources.map((s) => s.describe).join(", ")} into OpenSearch ${target.url}/${target.index}`)
+      const loaded = yield* indexOpenSearch({
+        sources,
+        connection: { ...target, username: secret("OPENSEARCH_USERNAME"), password: secret("OPENSEARCH_PASSWORD") },
+        fresh: input.fresh,
+        allowShrink: input.allowShrink,
+        progress: input.quiet ? silentProgress : terminalProgress()
+      }).pipe(Effect.provide(FetchHttpClient.layer))
+      yield* Console.log(formatOpenSearchSummary(loaded))
+      if (loaded.notWritten !== undefined) {
+        yield* Console.error(`periscope: ${loaded.target}: not written: ${loaded.notWritten}`)
+        process.exitCode = 1
+      } else if (loaded.failed > 0 || (loaded.bulk?.failed ?? 0) > 0) process.exitCode = 2
+      return
+    }
     yield* Console.error(`Indexing ${sources.map((s) => s.describe).join(", ")} into ${out}`)
     const summary = yield* indexSnapshot({
       sources,

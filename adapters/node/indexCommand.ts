@@ -24,6 +24,8 @@ import { Effect, Schema } from "effect"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import type { DocumentSource } from "../../core/ingest/DocumentSource.ts"
 import { type IndexProgress, type IndexRunResult, type ProgressView, runIndex, silentProgress } from "../../core/ingest/IndexRun.ts"
+import { type BulkOptions, type BulkReport, bulkLoad, countDocuments, deleteIndex } from "../../core/backends/search/OpenSearchBulk.ts"
+import type { OpenSearchConnection, OpenSearchError } from "../../core/backends/search/OpenSearchConnection.ts"
 import { isStarterSnapshot, loadSnapshotFile, markStarterSnapshot, writeSnapshotFile } from "./snapshotFile.ts"
 
 export { type IndexProgress, type ProgressView, silentProgress }
@@ -235,6 +237,80 @@ export const formatSummary = (summary: IndexSummary): string => {
     lines.push(`Refused by the index: ${number(summary.refused)} (showing ${summary.refusedSamples.length}):`)
     for (const { url, reason } of summary.refusedSamples) lines.push(`  ${url || "(no url)"}: ${reason}`)
   }
+  lines.push(`Errors: ${number(summary.failed)}${summary.failed === 0 ? "" : ` (showing ${summary.errors.length}):`}`)
+  for (const { origin, message } of summary.errors) lines.push(`  ${origin}: ${message}`)
+  if (summary.notWritten !== undefined) lines.push(`Not written: ${summary.notWritten}.`)
+  return lines.join("\n")
+}
+
+export interface OpenSearchRunOptions {
+  readonly sources: ReadonlyArray<DocumentSource>
+  readonly connection: OpenSearchConnection
+  /** Delete the index first and load these sources only. */
+  readonly fresh?: boolean | undefined
+  readonly allowShrink?: boolean | undefined
+  readonly progress?: ProgressView | undefined
+  readonly bulk?: BulkOptions | undefined
+}
+
+export interface OpenSearchSummary extends Omit<IndexRunResult, "index" | "bytes"> {
+  readonly target: string
+  /** Documents in the index before the run, when it existed. */
+  readonly previousDocuments: number | undefined
+  readonly bulk: BulkReport | undefined
+  readonly loadMs: number
+  /** Why nothing was sent (the index is as it was); undefined when it was loaded. */
+  readonly notWritten: string | undefined
+}
+
+/**
+ * `periscope index --to opensearch://...`: the sources read, checked and de-duplicated
+ * exactly as for a snapshot (runIndex), then loaded with `_bulk`. The same rule as for
+ * snapshots: nothing read, or a --fresh load smaller than the index, sends nothing
+ * unless allowShrink. Fails with IndexRunError when the cluster cannot be used at all.
+ */
+export const indexOpenSearch = Effect.fn("indexOpenSearch")(function*(options: OpenSearchRunOptions) {
+  const { connection } = options
+  const target = `${connection.url}/${connection.index}`
+  const clusterError = (error: OpenSearchError) => new IndexRunError({ subject: target, message: error.message })
+  const previousDocuments = yield* countDocuments(connection).pipe(Effect.mapError(clusterError))
+  const { index, bytes: _bytes, ...result } = yield* runIndex({
+    sources: options.sources,
+    progress: options.progress
+  })
+  const why = `${plural(result.failed, "error")}, ${plural(result.skipped.reduce((n, s) => n + s.count, 0), "item")} skipped`
+  const notWritten = options.allowShrink === true ? undefined
+    : result.read === 0 ? `nothing was indexed from the sources (${why}); the OpenSearch index ${connection.index} was left as it was. ` +
+      "Check the errors above, or pass --allow-shrink to load it anyway"
+    : options.fresh === true && previousDocuments !== undefined && index.documentCount < previousDocuments
+    ? `--fresh would replace the OpenSearch index ${connection.index} (${plural(previousDocuments, "document")}) with ${plural(index.documentCount, "document")} (${why}); ` +
+      "it was left as it was. Pass --allow-shrink to replace it anyway"
+    : undefined
+  const loadStart = performance.now()
+  let bulk: BulkReport | undefined
+  if (notWritten === undefined) {
+    if (options.fresh === true) yield* deleteIndex(connection).pipe(Effect.mapError(clusterError))
+    bulk = yield* bulkLoad(connection, index.documents(), options.bulk).pipe(Effect.mapError(clusterError))
+  }
+  const summary: OpenSearchSummary = { ...result, target, previousDocuments, bulk, loadMs: performance.now() - loadStart, notWritten }
+  return summary
+})
+
+/** The end-of-run report of a load into OpenSearch. */
+export const formatOpenSearchSummary = (summary: OpenSearchSummary): string => {
+  const lines = [
+    `Read ${number(summary.read)} documents in ${seconds(summary.readMs)}; ${number(summary.duplicates)} duplicates collapsed.`
+  ]
+  if (summary.bulk !== undefined) {
+    lines.push(
+      `Loaded into ${summary.target}: ${number(summary.bulk.indexed)} documents in ${seconds(summary.loadMs)} ` +
+        `(${number(summary.bulk.batches)} _bulk requests, ${number(summary.bulk.retries)} retried after 429), ${number(summary.bulk.failed)} refused by OpenSearch.`
+    )
+    for (const { url, message } of summary.bulk.errors) lines.push(`  ${url}: ${message}`)
+  }
+  const skippedTotal = summary.skipped.reduce((sum, s) => sum + s.count, 0)
+  lines.push(`Skipped: ${number(skippedTotal)}${skippedTotal === 0 ? "" : ":"}`)
+  for (const { reason, count } of summary.skipped.slice(0, 15)) lines.push(`  ${number(count).padStart(7)}  ${reason}`)
   lines.push(`Errors: ${number(summary.failed)}${summary.failed === 0 ? "" : ` (showing ${summary.errors.length}):`}`)
   for (const { origin, message } of summary.errors) lines.push(`  ${origin}: ${message}`)
   if (summary.notWritten !== undefined) lines.push(`Not written: ${summary.notWritten}.`)

@@ -9,9 +9,11 @@ import { Config, Effect, FileSystem, Layer, Result, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { EngineSearch, SearchEngine } from "../backends/EngineSearch.ts"
 import { FixtureSearch } from "../backends/FixtureSearch.ts"
+import { OpenSearchSearch } from "../backends/search/OpenSearchSearch.ts"
 import { sampleDocuments } from "../backends/SampleDocuments.ts"
 import { DEFAULT_BASE_URLS, federatedLayer, type ProviderSettings } from "../backends/search/SearchProviders.ts"
 import type { SearchConfig } from "../config/ConfigFile.ts"
+import type { OpenSearchConfig } from "../config/OpenSearchConfig.ts"
 import { describeReadError, readSettingFile, SettingsError } from "../config/Settings.ts"
 import type { IndexDocument } from "../index/Document.ts"
 import { decodeSnapshot } from "../index/Snapshot.ts"
@@ -35,6 +37,8 @@ export type SearchChoice =
   | { readonly _tag: "FixtureFile"; readonly path: string }
   /** Any Layer providing the search services (tests, embedders with their own backend). */
   | { readonly _tag: "Layer"; readonly layer: Layer.Layer<SearchServices> }
+  /** An OpenSearch/Elasticsearch index; credentials read from the environment variables the config names. */
+  | { readonly _tag: "OpenSearch"; readonly config: OpenSearchConfig }
 
 /** What the platform adds around the engine: Node builds a starter index and reloads on SIGHUP. */
 export interface EngineHooks {
@@ -135,15 +139,32 @@ export const searchLayer = (
       return Layer.unwrap(Effect.map(readJsonlDocuments(choice.path, "search.documents"), FixtureSearch.layer))
     case "Layer":
       return choice.layer
+    case "OpenSearch":
+      return openSearchLayer(choice.config)
   }
 }
 
-/** The choice the settings make: the engine over the snapshot (default), or the fixture backend. */
+/** The opensearch backend: credentials from the environment variables the config names, never from the file. */
+const openSearchLayer = (config: OpenSearchConfig): Layer.Layer<SearchServices, SettingsError, HttpClient.HttpClient> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const secret = (variable: string | undefined, key: string) =>
+      variable === undefined ? Effect.succeed(undefined) : Config.Redacted(variable).pipe(
+        Effect.mapError(() => new SettingsError({ setting: `search.opensearch.${key}`, message: `names ${variable}, which is not set` }))
+      )
+    const username = yield* secret(config.usernameEnv, "usernameEnv")
+    const password = yield* secret(config.passwordEnv, "passwordEnv")
+    yield* Effect.logInfo(`search: OpenSearch index ${config.index} at ${config.url}`)
+    return OpenSearchSearch.layer({ url: config.url, index: config.index, username, password, timeoutMs: config.timeoutMs ?? 5_000 })
+  }))
+
+/** The choice the settings make: the engine over the snapshot (default), the fixture backend, or OpenSearch. */
 export const searchChoiceOf = (search: {
-  readonly backend: "engine" | "fixture"
+  readonly backend: "engine" | "fixture" | "opensearch"
   readonly snapshot: string | undefined
   readonly documents: string | undefined
+  readonly opensearch?: OpenSearchConfig | undefined
 }, defaultSnapshot: string | undefined): SearchChoice => {
+  if (search.backend === "opensearch" && search.opensearch !== undefined) return { _tag: "OpenSearch", config: search.opensearch }
   if (search.backend === "engine") {
     const snapshot = search.snapshot ?? defaultSnapshot
     if (snapshot !== undefined) return { _tag: "Engine", snapshot }

@@ -9,6 +9,7 @@ import { PROVIDER_KINDS } from "../search/SearchProvider.ts"
 import { ChatConfig } from "./ChatConfig.ts"
 import { FetchConfig } from "./FetchConfig.ts"
 import { ObservabilityConfig } from "./ObservabilityConfig.ts"
+import { OpenSearchConfig } from "./OpenSearchConfig.ts"
 import { StoreConfig } from "./StoreConfig.ts"
 
 const optionalKey = Schema.optionalKey
@@ -34,8 +35,10 @@ export const SearchProviderConfig = Schema.Struct({
 export type SearchProviderConfig = typeof SearchProviderConfig.Type
 
 export const SearchConfig = Schema.Struct({
-  /** "engine": the embedded engine over a snapshot (default); "fixture": documents from a JSONL file, term overlap. */
-  backend: optionalKey(Schema.Literals(["engine", "fixture"]).annotate({ message: "must be \"engine\" or \"fixture\"" })),
+  /** "engine": the embedded engine over a snapshot (default); "fixture": documents from a JSONL file, term overlap; "opensearch": an OpenSearch/Elasticsearch index (search.opensearch). */
+  backend: optionalKey(Schema.Literals(["engine", "fixture", "opensearch"]).annotate({ message: "must be \"engine\", \"fixture\" or \"opensearch\"" })),
+  /** The cluster and index of the opensearch backend (README: OpenSearch). */
+  opensearch: optionalKey(OpenSearchConfig),
   /** Snapshot file of the engine; default <dataDir>/index.snapshot. */
   snapshot: optionalKey(ruledString("must be a file path")),
   /** JSONL documents {url, title, text, date?, images?} for the fixture backend. */
@@ -70,7 +73,10 @@ export const SearchConfig = Schema.Struct({
       range: optionalKey(ttlSeconds)
     }).annotate({ message: "must be an object {default?, day?, week?, month?, year?, range?} of seconds" }))
   }).annotate({ message: "must be an object {maxEntries?, ttlSeconds?}" }))
-}).annotate({ message: "must be an object" })
+}).annotate({ message: "must be an object" }).check(
+  Schema.makeFilter((search) =>
+    search.backend === "opensearch" && search.opensearch === undefined ? { path: ["opensearch"], issue: "is required when backend is \"opensearch\"" } : undefined)
+)
 
 export const ConfigFile = Schema.Struct({
   port: optionalKey(ruledNumber("must be an integer from 1 to 65535", { integer: true, min: 1, max: 65535 })),

@@ -10,6 +10,7 @@ import type { InvalidInput } from "../schema/InvalidInput.ts"
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../auth/KeyRecord.ts"
 import { ConfigFile } from "./ConfigFile.ts"
 import { type ObservabilitySettings, observabilitySettingsOf } from "./ObservabilityConfig.ts"
+import type { OpenSearchConfig } from "./OpenSearchConfig.ts"
 import { type StoreSettings, storeSettingsOf } from "./StoreConfig.ts"
 
 export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {
@@ -32,10 +33,12 @@ export interface Settings {
   readonly shutdownGraceSeconds: number
   readonly logRequests: boolean
   readonly search: {
-    readonly backend: "engine" | "fixture"
+    readonly backend: "engine" | "fixture" | "opensearch"
     /** Snapshot path or URL; undefined means <dataDir>/index.snapshot. */
     readonly snapshot: string | undefined
     readonly documents: string | undefined
+    /** The opensearch backend's cluster and index (credentials are environment variable names). */
+    readonly opensearch?: OpenSearchConfig | undefined
   }
   readonly configFile: string | undefined
   /** Shared state: memory, or Redis (PERISCOPE_REDIS_URL / store.redisUrl, kept Redacted). */
@@ -140,7 +143,8 @@ export const settingsOf = (
   search: {
     backend: file.search?.backend ?? "engine",
     snapshot: file.search?.snapshot,
-    documents: file.search?.documents
+    documents: file.search?.documents,
+    opensearch: file.search?.opensearch
   },
   configFile: env.configFile,
   store: storeSettingsOf(file.store, env.redisUrl),

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import { starterMarkerPath } from "../../adapters/node/snapshotFile.ts"
 import { buildStarterIndex, ensureStarterIndex } from "../../adapters/node/starterIndex.ts"
 import { decodeSnapshot } from "../../core/index/Snapshot.ts"
 import { authHeaders, spawnNodeServer, TEST_KEY } from "../support/servers.ts"
@@ -33,6 +34,21 @@ describe("starter index", () => {
     const cli = index.search("progress bar terminal", 5).hits[0]
     expect(cli).toMatchObject({ link: "https://www.npmjs.com/package/cli-progress", date: null })
     expect(cli!.title.startsWith("cli-progress")).toBe(true)
+
+    // Marked as the starter, so the operator's first `periscope index` replaces it (test/ingest/safeIndexing.test.ts).
+    expect(existsSync(starterMarkerPath(join(dataDir, "index.snapshot")))).toBe(true)
+
+    // Every search example of the README answers on the index a fresh install ships (issue 12).
+    const readme = readFileSync(join(root, "README.md"), "utf8")
+    const examples = [...readme.matchAll(/\/api\/search\/(webSearch|imageSearch)[^\n]*\\\n(?:[^\n]*\\\n)*?\s*-d '(\{[^']*\})'/g)]
+      .map((m) => ({ endpoint: m[1]!, body: JSON.parse(m[2]!) as { keywords: string; num?: number } }))
+      // The seed's requests; examples with options (freshness, ...) belong to live web search with providers configured.
+      .filter(({ body }) => Object.keys(body).every((k) => k === "keywords" || k === "num"))
+    expect(examples.length).toBeGreaterThanOrEqual(2)
+    for (const { endpoint, body } of examples) {
+      const found = endpoint === "webSearch" ? index.search(body.keywords, body.num ?? 10).hits.length : index.searchImages(body.keywords, body.num ?? 10).length
+      expect(found, `README ${endpoint} ${JSON.stringify(body)}`).toBeGreaterThan(0)
+    }
 
     // A snapshot already there is left alone.
     expect(await Effect.runPromise(ensureStarterIndex({ dataDir }))).toBeUndefined()

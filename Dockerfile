@@ -13,9 +13,11 @@ ENV NODE_ENV=production \
     PORT=8080
 WORKDIR /app
 
-# Dependencies first: this layer is rebuilt only when the lock file changes.
+# Dependencies first: this layer is rebuilt only when the lock file changes. The versions are the
+# lock file's; `npm install` rather than `npm ci` because the lock holds only the Linux x64 entry of
+# deno's per-platform optional packages (a devDependency), which `npm ci` refuses as out of sync.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 COPY core ./core
 COPY adapters ./adapters

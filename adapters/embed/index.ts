@@ -164,7 +164,7 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
     Effect.gen(function*() {
       const chat = yield* ChatGateway
       const body = yield* decoded(decodeChat(input))
-      return { chat, request: chatRequestOf(chat, body) }
+      return { chat, request: chatRequestOf(chat, body, input) }
     })
 
   return {

@@ -1,5 +1,5 @@
 /** /v1/chat/completions (JSON or SSE) and /v1/models over the ChatModel service. */
-import { Duration, Effect, Exit, Fiber, Option, Scope, Stream } from "effect"
+import { Duration, Effect, Exit, Fiber, Option, Result, Scope, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ChatCompletionResponse } from "../chat/ChatCompletion.ts"
@@ -38,8 +38,8 @@ export const toCompletionResponse = (result: GatewayResult, id: string, created:
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
 /** The request the gateway answers: a request that names no model gets the gateway's default (decided by its router). */
-export const chatRequestOf = (chat: ChatGateway["Service"], body: ChatCompletionRequest): ChatRequest =>
-  toChatRequest(body, body.model ?? chat.defaultModel)
+export const chatRequestOf = (chat: ChatGateway["Service"], body: ChatCompletionRequest, sent?: unknown): ChatRequest =>
+  toChatRequest(body, body.model ?? chat.defaultModel, sent)
 
 /** A whole completion as the wire shows it: a fresh id, created now. */
 export const completeChat = (chat: ChatGateway["Service"], request: ChatRequest): Effect.Effect<ChatCompletionResponse, ApiError> =>
@@ -110,9 +110,10 @@ export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fn
   return handlers
     .handleRaw("completions", ({ request }) =>
       Effect.gen(function*() {
-        const body = yield* decodeJsonBody(request, CHAT_BODY_LIMIT, decodeChatRequest)
+        // The body as sent travels along: which fields the client set decides what an upstream is sent.
+        const { body, sent } = yield* decodeJsonBody(request, CHAT_BODY_LIMIT, (json) => Result.map(decodeChatRequest(json), (body) => ({ body, sent: json })))
         yield* checkSchemas(body)
-        const chatRequest = chatRequestOf(chat, body)
+        const chatRequest = chatRequestOf(chat, body, sent)
         if (chatRequest.stream) {
           const options = yield* ServerOptions
           const opened = yield* commitStream(streamChat(chat, chatRequest), options.streamKeepAlive)

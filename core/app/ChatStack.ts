@@ -43,7 +43,8 @@ const resolveRoutes = (chat: ChatConfig | undefined): Effect.Effect<ReadonlyArra
         supportsN: upstream.supportsN ?? presetSupportsN[preset],
         timeouts: { ...defaultTimeouts, ...upstream.timeouts },
         retries: { ...defaultRetries, ...upstream.retries },
-        headers: upstream.headers ?? {}
+        headers: upstream.headers ?? {},
+        requestDefaults: upstream.requestDefaults ?? chat?.requestDefaults ?? "spec"
       })
     }
     return (chat?.models ?? []).map((model): Route => ({

@@ -86,6 +86,8 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
         models: model.models,
         defaultModel: model.defaultModel,
         supportsN: model.supportsN,
+        // Without it the gateway knows only listed names, and reads `alias:online` as unknown.
+        hasModel: model.hasModel,
         complete: (request) =>
           Effect.flatMap(labelOf(request.model), (label) => {
             const start = performance.now()

@@ -162,7 +162,9 @@ export const ModelInfo = Schema.Struct({
   id: Schema.String,
   object: Schema.Literal("model"),
   created: Schema.Int,
-  owned_by: Schema.String
+  owned_by: Schema.String,
+  /** Set on an alias: the configured model it answers as (answers carry that name in `model`). */
+  periscope_alias_of: Schema.optionalKey(Schema.String)
 })
 export type ModelInfo = typeof ModelInfo.Type
 

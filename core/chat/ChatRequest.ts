@@ -287,11 +287,34 @@ export interface ChatRequest extends Omit<ChatCompletionRequest, "model" | "max_
   readonly serverTools?: ReadonlyArray<ServerTool>
   /** Set by the gateway when the request is grounded: the sources the model was given. */
   readonly grounding?: GroundingInput
+  /**
+   * The fields holding a spec default because the client left them out (known
+   * when the request was decoded from a body); upstreams set to requestDefaults
+   * "upstream" are not sent them.
+   */
+  readonly defaulted?: ReadonlyArray<DefaultedField>
 }
 
-export const toChatRequest = (body: ChatCompletionRequest, model: string): ChatRequest => {
+/** Fields the decoder fills with a spec default when absent (max_tokens: when max_completion_tokens is absent too). */
+export const DefaultedFields = ["frequency_penalty", "max_tokens", "n", "stop", "temperature", "top_k", "top_p"] as const
+export type DefaultedField = typeof DefaultedFields[number]
+
+/** Which defaulted fields the body as sent leaves out (absent or null counts as left out). */
+export const defaultedFieldsOf = (body: unknown): ReadonlyArray<DefaultedField> => {
+  const sent = typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
+  const given = (key: string) => sent[key] !== undefined && sent[key] !== null
+  return DefaultedFields.filter((field) => field === "max_tokens" ? !given("max_tokens") && !given("max_completion_tokens") : !given(field))
+}
+
+/** `sent`: the body as the client sent it (before decoding), to tell the spec's defaults from the client's values. */
+export const toChatRequest = (body: ChatCompletionRequest, model: string, sent?: unknown): ChatRequest => {
   const { max_completion_tokens, max_tokens, model: _model, tools, ...rest } = body
-  const request: ChatRequest = { ...rest, model, max_tokens: max_tokens ?? max_completion_tokens ?? chatDefaults.max_tokens }
+  const request: ChatRequest = {
+    ...rest,
+    model,
+    max_tokens: max_tokens ?? max_completion_tokens ?? chatDefaults.max_tokens,
+    ...(sent === undefined ? {} : { defaulted: defaultedFieldsOf(sent) })
+  }
   if (tools === undefined) return request
   const functions: Array<ToolDefinition> = []
   const server: Array<ServerTool> = []

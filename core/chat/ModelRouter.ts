@@ -1,14 +1,17 @@
 /**
  * Public model names to upstream targets: aliases, weights, a default model,
  * and fallback to the next target when one fails before the first byte
- * (connection error, timeout, 429, 5xx). Built-in models (periscope-grounded)
+ * (connection error, timeout, 429, 5xx, 404). Built-in models (periscope-grounded)
  * sit beside the routes. The router is a ChatModel; the gateway wraps it.
+ * A target that answers fewer choices than n gets the rest asked one at a
+ * time, and is remembered: its later n > 1 requests fan out at once.
  */
 import { Effect, Stream } from "effect"
 import type { ChatChunk, ChatResult, ModelInfo } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
 import type { ChatModel } from "./ChatModel.ts"
 import type { ChatRequest } from "./ChatRequest.ts"
+import { fanOutComplete, fanOutStream, topUpComplete, topUpStream } from "./FanOut.ts"
 import { isRetryable, type UpstreamClient, type UpstreamError, type UpstreamTarget } from "./Upstream.ts"
 
 export interface WeightedTarget {
@@ -64,7 +67,10 @@ const toChatError = (error: UpstreamError): ChatModelError => {
           ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds })
         })
       }
-      if (error.status === 400 || error.status === 404 || error.status === 413 || error.status === 422) {
+      // A 404 on the chat path is a configuration fault (base URL, model name), not the caller's:
+      // the message (OpenAiUpstream) says which URL was asked and what to fix.
+      if (error.status === 404) return new ChatModelError({ reason: "upstream", code: "upstream_not_found", message: `${where} ${error.message}` })
+      if (error.status === 400 || error.status === 413 || error.status === 422) {
         return new ChatModelError({ reason: "invalid_request", message: `${where} refused the request: ${error.message}` })
       }
       return new ChatModelError({ reason: "upstream", message: `${where} failed with HTTP ${error.status}: ${error.message}` })
@@ -104,36 +110,68 @@ export const makeModelRouter = (client: UpstreamClient["Service"], options: Rout
     return { _tag: "Route", route, targets: orderTargets(route.targets, random()) }
   }
 
-  /** The next target gets the request when this one failed before its first byte. */
+  /**
+   * The next target gets the request when this one failed before its first byte,
+   * or answered 404 (this target's base URL or model name is wrong, not the request).
+   */
   const fallsBack = (error: UpstreamError, i: number, targets: ReadonlyArray<UpstreamTarget>) =>
-    i + 1 < targets.length && isRetryable(error)
+    i + 1 < targets.length && (isRetryable(error) || (error.kind === "status" && error.status === 404 && error.beforeFirstByte))
+
+  /** Targets seen answering fewer choices than n asked (they ignore n): later n > 1 requests fan out at once. */
+  const ignoresN = new WeakSet<UpstreamTarget>()
+
+  /** Target i answers; failures before the first byte move on to the next; missing choices are asked again one by one. */
+  const completeAt = (targets: ReadonlyArray<UpstreamTarget>, i: number, request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
+    const target = targets[i]!
+    if (request.n > 1 && ignoresN.has(target)) return fanOutComplete(request, (one) => completeAt(targets, i, one))
+    return Effect.flatMap(Effect.result(client.complete(target, request)), (result) => {
+      if (result._tag === "Failure") {
+        return fallsBack(result.failure, i, targets) ? completeAt(targets, i + 1, request) : Effect.fail(toChatError(result.failure))
+      }
+      if (request.n <= 1) return Effect.succeed(result.success)
+      return topUpComplete(request, result.success, (one) => completeAt(targets, i, one), () => ignoresN.add(target))
+    })
+  }
 
   const complete = Effect.fn("ModelRouter.complete")(function*(request: ChatRequest): Effect.fn.Return<ChatResult, ChatModelError> {
     const to = destinationOf(request.model)
     if (to._tag === "Builtin") return yield* to.model.complete(request)
     if (to._tag === "Unknown") return yield* to.error
-    for (let i = 0;; i++) {
-      const result = yield* Effect.result(client.complete(to.targets[i]!, request))
-      if (result._tag === "Success") return { ...result.success, model: to.route.name }
-      if (!fallsBack(result.failure, i, to.targets)) return yield* toChatError(result.failure)
-    }
+    return { ...(yield* completeAt(to.targets, 0, request)), model: to.route.name }
   })
+
+  /**
+   * An error before the first byte comes before any chunk, so switching targets shows nothing twice.
+   * Top-up streams fail with ChatModelError (each has its own fallback), so only the first
+   * stream's own failures reach the catch below.
+   */
+  const streamAt = (targets: ReadonlyArray<UpstreamTarget>, i: number, request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => {
+    const target = targets[i]!
+    if (request.n > 1 && ignoresN.has(target)) return fanOutStream(request, (one) => streamAt(targets, i, one))
+    const own = client.stream(target, request)
+    const whole = request.n > 1 ? topUpStream(request, own, (one) => streamAt(targets, i, one), () => ignoresN.add(target)) : own
+    return whole.pipe(
+      Stream.catchTag("UpstreamError", (error) => fallsBack(error, i, targets) ? streamAt(targets, i + 1, request) : Stream.fail(toChatError(error)))
+    )
+  }
 
   // Streams get no span of their own here (it would cost per chunk): the upstream's opening is traced.
   const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => {
     const to = destinationOf(request.model)
     if (to._tag === "Builtin") return to.model.stream(request)
     if (to._tag === "Unknown") return Stream.fail(to.error)
-    // An error before the first byte comes before any chunk, so switching targets shows nothing twice.
-    const attempt = (i: number): Stream.Stream<ChatChunk, ChatModelError> =>
-      client.stream(to.targets[i]!, request).pipe(
-        Stream.catchTag("UpstreamError", (error) => fallsBack(error, i, to.targets) ? attempt(i + 1) : Stream.fail(toChatError(error)))
-      )
-    return attempt(0)
+    return streamAt(to.targets, 0, request)
   }
 
+  // Aliases are listed too (clients pick models from this list), each saying what it answers as.
   const infos: Array<ModelInfo> = [
-    ...options.routes.map((r): ModelInfo => ({ id: r.name, object: "model", created: 0, owned_by: r.targets[0]?.target.name ?? "periscope" })),
+    ...options.routes.flatMap((r): Array<ModelInfo> => {
+      const owner = r.targets[0]?.target.name ?? "periscope"
+      return [
+        { id: r.name, object: "model", created: 0, owned_by: owner },
+        ...r.aliases.map((alias): ModelInfo => ({ id: alias, object: "model", created: 0, owned_by: owner, periscope_alias_of: r.name }))
+      ]
+    }),
     ...options.builtins.map((b): ModelInfo => ({ id: b.defaultModel, object: "model", created: 0, owned_by: "periscope" }))
   ]
 

@@ -28,6 +28,14 @@ export const ForwardedParams = [
 ] as const
 export type ForwardedParam = typeof ForwardedParams[number]
 
+/**
+ * Whose defaults apply to sampling fields a client left out: "spec" sends the
+ * spec's (temperature 0.7, top_p 0.7, ...), "upstream" sends only what the
+ * client set, so the model server's own defaults (generation_config) apply.
+ */
+export const RequestDefaultsModes = ["spec", "upstream"] as const
+export type RequestDefaults = typeof RequestDefaultsModes[number]
+
 /** What happens to one request field on its way to an upstream. */
 export interface ParamRule {
   /** Leave the field out (e.g. OpenAI rejects top_k). */
@@ -67,6 +75,8 @@ export interface UpstreamTarget {
   readonly retries: { readonly max: number; readonly baseDelayMs: number }
   /** Extra headers sent with every request (e.g. an organisation id). */
   readonly headers: Readonly<Record<string, string>>
+  /** Fields the client left out: sent with the spec's defaults (default) or left to the upstream. */
+  readonly requestDefaults?: RequestDefaults | undefined
 }
 
 export class UpstreamError extends Schema.TaggedError<UpstreamError>()("UpstreamError", {

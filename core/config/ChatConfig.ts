@@ -7,7 +7,7 @@
 import { Schema } from "effect"
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
 import { presetNames } from "../backends/openai/ParameterPresets.ts"
-import { ForwardedParams } from "../chat/Upstream.ts"
+import { ForwardedParams, RequestDefaultsModes } from "../chat/Upstream.ts"
 
 const optionalKey = Schema.optionalKey
 const nonEmpty = (rule: string) => Schema.String.annotate({ message: rule }).check(Schema.isMinLength(1, { message: rule }))
@@ -18,6 +18,10 @@ const ParamRuleSchema = Schema.Struct({
   min: optionalKey(ruledNumber("must be a number", {})),
   max: optionalKey(ruledNumber("must be a number", {}))
 }).annotate({ message: "must be an object {drop?, rename?, min?, max?}" })
+
+const requestDefaultsRule = "must be spec or upstream"
+/** Whose defaults fill the sampling fields a client left out (see RequestDefaultsModes). */
+const RequestDefaultsSchema = Schema.Literals(RequestDefaultsModes).annotate({ message: requestDefaultsRule })
 
 const ParamsSchema = Schema.Record(
   Schema.Literals(ForwardedParams).annotate({ message: `must be one of ${ForwardedParams.join(", ")}` }),
@@ -48,7 +52,9 @@ export const UpstreamConfig = Schema.Struct({
     max: optionalKey(ruledNumber("must be an integer from 0 to 10", { integer: true, min: 0, max: 10 })),
     baseDelayMs: optionalKey(ruledNumber("must be an integer >= 1", { integer: true, min: 1 }))
   }).annotate({ message: "must be an object {max?, baseDelayMs?}" })),
-  headers: optionalKey(Schema.Record(Schema.String, Schema.String).annotate({ message: "must be an object of header strings" }))
+  headers: optionalKey(Schema.Record(Schema.String, Schema.String).annotate({ message: "must be an object of header strings" })),
+  /** Overrides chat.requestDefaults for this upstream. */
+  requestDefaults: optionalKey(RequestDefaultsSchema)
 }).annotate({ message: "must be an upstream object with a baseUrl" })
 export type UpstreamConfig = typeof UpstreamConfig.Type
 
@@ -103,6 +109,12 @@ export const ChatConfig = Schema.Struct({
   models: optionalKey(Schema.Array(ModelRouteConfig).annotate({ message: "must be an array of models" })),
   /** Default: the first configured model, or periscope-grounded when there is none. */
   defaultModel: optionalKey(ModelName),
+  /**
+   * Sampling fields the client left out: "spec" (default) sends the spec's defaults
+   * (temperature 0.7, top_p 0.7, top_k 50, frequency_penalty 0.5, max_tokens 512);
+   * "upstream" sends only what the client set, so each model server's defaults apply.
+   */
+  requestDefaults: optionalKey(RequestDefaultsSchema),
   /** Serve the built-in periscope-grounded model (default true). */
   grounded: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   grounding: optionalKey(GroundingConfig),

@@ -240,7 +240,7 @@ describe("routing configuration", () => {
       method: "POST", headers: authHeaders(), body: JSON.stringify({ messages: [{ role: "user", content: "x" }] })
     })).json() as any
     expect(byDefault.choices[0].message.content).toBe("model large")
-    expect((await client.models.list()).data.map((m) => m.id)).toEqual(["fast", "smart", "periscope-grounded"])
+    expect((await client.models.list()).data.map((m) => m.id)).toEqual(["fast", "fast-latest", "smart", "periscope-grounded"])
   })
 })
 

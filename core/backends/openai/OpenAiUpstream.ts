@@ -42,6 +42,23 @@ interface Failure {
 
 const completionsUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, "")}/chat/completions`
 
+/**
+ * What a 404 on the chat path means, for the operator: the URL asked (no
+ * credentials, no query) and what to change. A base URL without a version
+ * segment (/v1, /v1beta) most likely lacks the /v1 that OpenAI-compatible
+ * servers serve chat under.
+ */
+const notFoundMessage = (target: UpstreamTarget, text: string | undefined): string => {
+  const base = new URL(target.baseUrl)
+  const path = base.pathname.replace(/\/+$/, "")
+  const asked = `POST ${base.origin}${path}/chat/completions`
+  const said = text === undefined ? "" : ` (${text})`
+  const setting = `chat.upstreams.${target.name}.baseUrl`
+  return path.split("/").some((segment) => /^v\d/.test(segment))
+    ? `answered 404 Not Found to ${asked}${said}: check ${setting} and that the upstream serves the model ${JSON.stringify(target.model)}`
+    : `answered 404 Not Found to ${asked}${said}: the base URL has no /v1, under which OpenAI-compatible servers serve chat; set ${setting} to ${base.origin}${path}/v1`
+}
+
 const codeText: Readonly<Record<string, string>> = {
   ECONNREFUSED: "connection refused",
   ECONNRESET: "connection reset",
@@ -152,7 +169,9 @@ export const make = Effect.gen(function*() {
       status: response.status,
       beforeFirstByte: true,
       retryAfterSeconds: retryAfter === undefined ? undefined : retryAfter / 1000,
-      message: `the upstream answered ${response.status}${text === undefined ? "" : `: ${text}`}`
+      message: response.status === 404
+        ? notFoundMessage(target, text)
+        : `the upstream answered ${response.status}${text === undefined ? "" : `: ${text}`}`
     }))
   })
 
@@ -227,7 +246,7 @@ export const make = Effect.gen(function*() {
     function*(target: UpstreamTarget, request: ChatRequest): Effect.fn.Return<ChatResult, UpstreamError> {
       yield* validUrl(target)
       const deadline = (yield* Clock.currentTimeMillis) + target.timeouts.totalMs
-      const body = JSON.stringify(upstreamBody(target.model, target.params, request, false))
+      const body = JSON.stringify(upstreamBody(target.model, target.params, request, false, target.requestDefaults))
       return yield* withRetries(target, deadline, completeOnce(target, request, body))
     },
     (effect, target) =>
@@ -352,7 +371,7 @@ export const make = Effect.gen(function*() {
     const streamScope = yield* Effect.scope
     const { totalMs } = target.timeouts
     const deadline = (yield* Clock.currentTimeMillis) + totalMs
-    const sent = upstreamBody(target.model, target.params, request, true)
+    const sent = upstreamBody(target.model, target.params, request, true, target.requestDefaults)
     const body = JSON.stringify(sent)
     const expectedChoices = typeof sent.n === "number" ? sent.n : 1
     const opened = yield* withRetries(target, deadline, openOnce(target, body, expectedChoices, streamScope)).pipe(

@@ -5,19 +5,24 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { ChatCompletionResponse, ModelList } from "../chat/ChatCompletion.ts"
+import { ChatCompletionChunk, ChatCompletionResponse, ModelList } from "../chat/ChatCompletion.ts"
 import { ChatCompletionRequest } from "../chat/ChatRequest.ts"
 import { ChatErrorBody, SearchErrorBody } from "./ApiError.ts"
 import { Authorization } from "./Authorization.ts"
 import { fetchErrorSchemas, FetchRequestBody, WebFetchResponse } from "./FetchWire.ts"
+import { finishDocument } from "./OpenApiDocument.ts"
 import { ImageSearchResponse, SearchRequest, WebSearchResponse } from "./SearchWire.ts"
 
-const searchErrors = [400, 401, 413, 415, 429, 500, 502, 503, 504].map((status) =>
-  SearchErrorBody.pipe(HttpApiSchema.status(status))
-)
-const chatErrors = [400, 401, 404, 413, 415, 429, 500, 502, 503, 504].map((status) =>
-  ChatErrorBody.pipe(HttpApiSchema.status(status))
-)
+// Every status each endpoint can answer with (ApiError.statusOf, FetchWire's RENDERING); what each
+// means is in OpenApiDocument. 503 is also the Node server's answer to every request while it drains.
+const searchStatuses = (statuses: ReadonlyArray<number>) => statuses.map((status) => SearchErrorBody.pipe(HttpApiSchema.status(status)))
+const chatStatuses = (statuses: ReadonlyArray<number>) => statuses.map((status) => ChatErrorBody.pipe(HttpApiSchema.status(status)))
+/** Bodies: 400 413 415; the key: 401 429 503; backends: 502 503 504; defects: 500. */
+const searchErrors = searchStatuses([400, 401, 413, 415, 429, 500, 502, 503, 504])
+/** As search, and 404 for a model this service does not answer for. */
+const chatErrors = chatStatuses([400, 401, 404, 413, 415, 429, 500, 502, 503, 504])
+/** GET endpoints behind the key: no body to refuse, no backend to fail. */
+const keyedGetErrors = [401, 429, 500, 503]
 
 export class SearchGroup extends HttpApiGroup.make("search")
   .add(
@@ -38,10 +43,15 @@ export class SearchGroup extends HttpApiGroup.make("search")
     }).annotateMerge(OpenApi.annotations({ summary: "Web fetch: a URL in, the page's main content (Markdown, text or HTML) out" }))
   )
   .middleware(Authorization)
+  .annotateMerge(OpenApi.annotations({ description: "Web search, image search and web fetch, answered in the search envelope {success, code, message, exception, data, extra}" }))
 {}
 
-/** Server-sent events of chat.completion.chunk objects, ending with `data: [DONE]`. */
-const ChatEventStream = Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/event-stream" }))
+/** Server-sent events of chat.completion.chunk objects, ending with `data: [DONE]` (each event's schema: OpenApiDocument). */
+const ChatEventStream = Schema.String.annotate({
+  description: "Server-sent events, one `data: <JSON>` line each: chat.completion.chunk objects (schema: x-sse-data), " +
+    "then `data: [DONE]`. A failure after the first chunk is sent as `data: {\"error\":{...}}` and then `data: [DONE]`. " +
+    "Lines starting with `:` keep the connection alive."
+}).pipe(HttpApiSchema.asText({ contentType: "text/event-stream" }))
 
 export class ChatGroup extends HttpApiGroup.make("chat")
   .add(
@@ -52,19 +62,22 @@ export class ChatGroup extends HttpApiGroup.make("chat")
     }).annotateMerge(OpenApi.annotations({ summary: "OpenAI-compatible chat completions (stream:true answers SSE)" })),
     HttpApiEndpoint.get("models", "/v1/models", {
       success: ModelList,
-      error: chatErrors
+      error: chatStatuses(keyedGetErrors)
     }).annotateMerge(OpenApi.annotations({ summary: "Models this service answers for" }))
   )
   .middleware(Authorization)
+  .annotateMerge(OpenApi.annotations({ description: "OpenAI-compatible chat completions and the model list, with OpenAI error bodies" }))
 {}
 
 export class MetaGroup extends HttpApiGroup.make("meta")
   .add(
     HttpApiEndpoint.get("openapi", "/openapi.json", {
-      success: Schema.Record(Schema.String, Schema.Unknown)
+      success: Schema.Record(Schema.String, Schema.Unknown),
+      error: searchStatuses(keyedGetErrors)
     }).annotateMerge(OpenApi.annotations({ summary: "This document" }))
   )
   .middleware(Authorization)
+  .annotateMerge(OpenApi.annotations({ description: "This document (needs the API key, like the API)" }))
 {}
 
 /** /readyz: each check's state; 503 with the same body when one fails. */
@@ -73,16 +86,20 @@ const ReadinessBody = Schema.Struct({
   checks: Schema.Record(Schema.String, Schema.Struct({ ok: Schema.Boolean, detail: Schema.String }))
 })
 
-export class HealthGroup extends HttpApiGroup.make("health").add(
+export class HealthGroup extends HttpApiGroup.make("health").annotateMerge(OpenApi.annotations({
+  description: "Probes for load balancers and orchestrators; no API key needed"
+})).add(
   HttpApiEndpoint.get("healthz", "/healthz", {
-    success: Schema.Struct({ status: Schema.Literal("ok") })
+    success: Schema.Struct({ status: Schema.Literal("ok") }),
+    error: searchStatuses([503])
   }).annotateMerge(OpenApi.annotations({ summary: "Liveness probe (no auth)" })),
   HttpApiEndpoint.get("readyz", "/readyz", {
     success: ReadinessBody,
-    error: ReadinessBody.pipe(HttpApiSchema.status(503))
+    error: [ReadinessBody.pipe(HttpApiSchema.status(503)), ...searchStatuses([503])]
   }).annotateMerge(OpenApi.annotations({ summary: "Readiness probe (no auth): the index loaded, the shared store reachable" })),
   HttpApiEndpoint.get("version", "/version", {
-    success: Schema.Struct({ name: Schema.String, version: Schema.String, commit: Schema.NullOr(Schema.String) })
+    success: Schema.Struct({ name: Schema.String, version: Schema.String, commit: Schema.NullOr(Schema.String) }),
+    error: searchStatuses([503])
   }).annotateMerge(OpenApi.annotations({ summary: "Name, version and commit of this build (no auth)" }))
 ) {}
 
@@ -94,8 +111,14 @@ export class PeriscopeApi extends HttpApi.make("periscope")
   .annotateMerge(OpenApi.annotations({
     title: "Periscope",
     version: "0.1.0",
-    description: "Web search, image search and OpenAI-compatible chat completions for AI agents."
+    description: "Web search, image search, web fetch and OpenAI-compatible chat completions for AI agents. " +
+      "Request bodies are open: fields this document does not name are ignored, as OpenAI's API does.",
+    license: { name: "MIT", identifier: "MIT" },
+    // Relative: resolved against wherever this document was fetched from, so one document serves every host and adapter.
+    servers: [{ url: "/", description: "The server that served this document" }],
+    transform: finishDocument
   }))
+  .annotate(HttpApi.AdditionalSchemas, [ChatCompletionChunk])
 {}
 
 /** Paths of the contract and the methods each accepts, for 405 answers. */

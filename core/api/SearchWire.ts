@@ -5,15 +5,20 @@
 import { Effect, Schema, SchemaGetter } from "effect"
 import { SearchOptionFields } from "../search/SearchOptions.ts"
 import { ImageResult, WebSearchData } from "../search/SearchResult.ts"
-import { ruledNumber } from "../schema/Rules.ts"
+import { documented, ruledNumber } from "../schema/Rules.ts"
 
 export const MAX_KEYWORDS_LENGTH = 1000
 export const MAX_NUM = 100
 
 const keywordsRule = `must be a non-empty string of at most ${MAX_KEYWORDS_LENGTH} characters`
 
-/** `keywords` is trimmed on decode; empty after trimming is refused. */
-const Keywords = Schema.String.annotate({ message: keywordsRule, description: "Search keywords." }).pipe(
+/**
+ * `keywords` is trimmed on decode; empty after trimming is refused. The length
+ * rule applies to the trimmed text, so the document states it on the string as
+ * sent (a non-space character, at most MAX_KEYWORDS_LENGTH).
+ */
+const Keywords = Schema.String.annotate({ message: keywordsRule, description: `Search keywords; ${keywordsRule} once trimmed.` }).pipe(
+  Schema.check(documented<string>({ minLength: 1, maxLength: MAX_KEYWORDS_LENGTH, pattern: "\\S" })),
   Schema.decode({ decode: SchemaGetter.transform((s: string) => s.trim()), encode: SchemaGetter.transform((s: string) => s) }),
   Schema.check(
     Schema.isMinLength(1, { message: keywordsRule }),
@@ -23,7 +28,7 @@ const Keywords = Schema.String.annotate({ message: keywordsRule, description: "S
 
 export const SearchRequest = Schema.Struct({
   keywords: Keywords,
-  num: ruledNumber(`must be an integer from 1 to ${MAX_NUM}`, { integer: true, min: 1, max: MAX_NUM }).pipe(
+  num: ruledNumber(`must be an integer from 1 to ${MAX_NUM}`, { integer: true, min: 1, max: MAX_NUM }).annotate({ default: 10 }).pipe(
     Schema.withDecodingDefaultKey(Effect.succeed(10))
   ),
   /** Optional: freshness, language, region, safeSearch, sources, explain (live web search). */
@@ -39,7 +44,10 @@ const envelope = <S extends Schema.Top>(identifier: string, data: S) =>
     exception: Schema.Null,
     data,
     /** null unless the request sent options: then provenance (explain) or the options a source could not apply. */
-    extra: Schema.NullOr(Schema.Unknown)
+    extra: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)).annotate({
+      description: "null unless the request sent options: then {unapplied} (options a source could not apply), " +
+        "or with explain: true the provenance {sources, results, unapplied, cache, ms}"
+    })
   }).annotate({ identifier })
 
 export const WebSearchResponse = envelope("WebSearchResponse", WebSearchData)

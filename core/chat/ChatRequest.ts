@@ -4,7 +4,7 @@
  * default applied, `stop` normalised to an array and roles filled in.
  */
 import { Effect, Schema, SchemaGetter } from "effect"
-import { ruledNumber, ruledString } from "../schema/Rules.ts"
+import { documented, ruledNumber, ruledPattern, ruledString } from "../schema/Rules.ts"
 
 export const MAX_TOOLS = 128
 export const MAX_STOP = 16
@@ -99,7 +99,7 @@ export type ChatMessage = typeof ChatMessage.Type
 const toolNameRule = "must match ^[A-Za-z0-9_-]{1,64}$ (letters, digits, underscore, hyphen; at most 64)"
 
 export const FunctionDefinition = Schema.Struct({
-  name: Schema.String.annotate({ message: toolNameRule }).check(Schema.isPattern(TOOL_NAME_PATTERN, { message: toolNameRule })),
+  name: Schema.String.annotate({ message: toolNameRule }).check(ruledPattern(TOOL_NAME_PATTERN, toolNameRule)),
   description: optionalKey(ruledString("must be a string")),
   parameters: optionalKey(
     Schema.Record(Schema.String, Schema.Unknown).annotate({ message: "must be a JSON Schema object" })
@@ -196,7 +196,8 @@ export type ResponseFormat = typeof ResponseFormat.Type
 const stopRule = `must be a non-empty string or an array of at most ${MAX_STOP} non-empty strings`
 const StopString = Schema.String.annotate({ message: stopRule }).check(Schema.isMinLength(1, { message: stopRule }))
 /** `stop` as sent (string, array or null), decoded to an array. */
-const Stop = Schema.Union([StopString, Schema.Array(StopString), Schema.Null]).annotate({ message: stopRule }).pipe(
+// The count is checked on the decoded array; `documented` shows it on the array as sent.
+const Stop = Schema.Union([StopString, Schema.Array(StopString).check(documented({ maxItems: MAX_STOP })), Schema.Null]).annotate({ message: stopRule }).pipe(
   Schema.decodeTo(
     Schema.Array(Schema.String).check(Schema.isMaxLength(MAX_STOP, { message: stopRule })),
     {
@@ -210,8 +211,10 @@ const Stop = Schema.Union([StopString, Schema.Array(StopString), Schema.Null]).a
 
 // --- the request ------------------------------------------------------------
 
+/** The value applied when the key is absent, also shown as `default` in the document. */
 const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
-  schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+  // annotateEncoded gives back the same schema (its Rebuild); the cast only restores the generic's name for it.
+  (Schema.annotateEncoded<S>({ default: value })(schema) as S).pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
 
 export const ChatCompletionRequest = Schema.Struct({
   messages: Schema.Array(ChatMessage).annotate({ message: "must be a non-empty array of messages" }).check(
@@ -223,7 +226,8 @@ export const ChatCompletionRequest = Schema.Struct({
   )),
   frequency_penalty: withDefault(ruledNumber("must be a number from -2 to 2", { min: -2, max: 2 }), chatDefaults.frequency_penalty),
   presence_penalty: optionalKey(ruledNumber("must be a number from -2 to 2", { min: -2, max: 2 })),
-  max_tokens: optionalKey(ruledNumber("must be an integer with 1 < x < 8192", { integer: true, exclusiveMin: 1, exclusiveMax: 8192 })),
+  /** Absent (and max_completion_tokens absent too) means chatDefaults.max_tokens. */
+  max_tokens: optionalKey(ruledNumber("must be an integer with 1 < x < 8192", { integer: true, exclusiveMin: 1, exclusiveMax: 8192 }).annotate({ default: chatDefaults.max_tokens })),
   /** Newer OpenAI clients send this name; it obeys the same rule as max_tokens. */
   max_completion_tokens: optionalKey(ruledNumber("must be an integer with 1 < x < 8192", { integer: true, exclusiveMin: 1, exclusiveMax: 8192 })),
   n: withDefault(ruledNumber(`must be an integer from 1 to ${MAX_N}`, { integer: true, min: 1, max: MAX_N }), chatDefaults.n),
@@ -253,7 +257,7 @@ export const ChatCompletionRequest = Schema.Struct({
     if (choice === "required" && (r.tools === undefined || !r.tools.some((t) => t.type === "function")))
       return { path: ["tool_choice"], issue: "is \"required\" but no tools are given" }
     return undefined
-  })
+  }, { identifier: "ChatCompletionRequest" }) // the name of the checked schema: a component of /openapi.json
 )
 export type ChatCompletionRequest = typeof ChatCompletionRequest.Type
 

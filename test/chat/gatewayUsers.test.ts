@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { Result } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { createPeriscope } from "../../adapters/embed/index.ts"
 import type { ChatConfig } from "../../core/config/ChatConfig.ts"
 import { ConfigFile } from "../../core/config/ConfigFile.ts"
 import { decoderFor } from "../../core/schema/Decode.ts"
@@ -68,7 +69,9 @@ describe("chat.requestDefaults", () => {
     { top_p: 0.9, max_completion_tokens: 100, seed: 7 },
     { stop: "END", frequency_penalty: 0, n: 1, top_k: 5 },
     { stream: true },
-    { stream: true, temperature: 1.1, max_tokens: 64 }
+    { stream: true, temperature: 1.1, max_tokens: 64 },
+    // Grounded: the sources go in a system message; the sampling fields are the client's all the same.
+    { model: "main:online", messages: [{ role: "user", content: "What is Effect?" }] }
   ]
   const send = async (server: RunningServer) => {
     for (const body of requests) {
@@ -88,7 +91,8 @@ describe("chat.requestDefaults", () => {
       { model: "m", ...specDefaults, top_p: 0.9, max_tokens: 100, seed: 7, stream: false },
       { model: "m", ...specDefaults, frequency_penalty: 0, top_k: 5, stop: ["END"], stream: false },
       { model: "m", ...specDefaults, stream: true, stream_options: { include_usage: true } },
-      { model: "m", ...specDefaults, temperature: 1.1, max_tokens: 64, stream: true, stream_options: { include_usage: true } }
+      { model: "m", ...specDefaults, temperature: 1.1, max_tokens: 64, stream: true, stream_options: { include_usage: true } },
+      { model: "m", ...specDefaults, stream: false }
     ])
   })
 
@@ -101,7 +105,20 @@ describe("chat.requestDefaults", () => {
       { model: "m", top_p: 0.9, max_tokens: 100, seed: 7, stream: false },
       { model: "m", frequency_penalty: 0, top_k: 5, stop: ["END"], stream: false },
       { model: "m", stream: true, stream_options: { include_usage: true } },
-      { model: "m", temperature: 1.1, max_tokens: 64, stream: true, stream_options: { include_usage: true } }
+      { model: "m", temperature: 1.1, max_tokens: 64, stream: true, stream_options: { include_usage: true } },
+      { model: "m", stream: false }
+    ])
+  })
+
+  it("upstream, embedded: chat() and chatStream() send only what the caller set", async () => {
+    const a = await mock()
+    const periscope = createPeriscope({ chat: { config: { requestDefaults: "upstream", upstreams: { a: upstreamAt(a.url) }, ...oneModel("a") } } })
+    opened.push(periscope)
+    await periscope.chat({ model: "main", messages: [{ role: "user", content: "hi" }], top_p: 0.5 })
+    for await (const _ of periscope.chatStream({ model: "main", messages: [{ role: "user", content: "hi" }] })) { /* drained */ }
+    expect(sentFields(a)).toEqual([
+      { model: "m", top_p: 0.5, stream: false },
+      { model: "m", stream: true, stream_options: { include_usage: true } }
     ])
   })
 

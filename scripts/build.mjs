@@ -13,7 +13,9 @@ const dist = join(root, "dist")
 const tsc = join(dirname(createRequire(join(root, "package.json")).resolve("typescript/package.json")), "bin", "tsc")
 
 rmSync(dist, { recursive: true, force: true })
-const compiled = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: "inherit" })
+// --no-check: emit without type checking (while a tree is mid-edit); `npm pack` always checks.
+const noCheck = process.argv.includes("--no-check") ? ["--noCheck"] : []
+const compiled = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), ...noCheck], { cwd: root, stdio: "inherit" })
 if (compiled.status !== 0) {
   process.stderr.write("build: tsc failed; nothing to pack\n")
   process.exit(compiled.status ?? 1)

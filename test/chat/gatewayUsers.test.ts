@@ -172,7 +172,7 @@ describe("chat.requestDefaults", () => {
 
 describe("an upstream that ignores n", () => {
   /** A stand-in that answers one choice whatever n asks, numbering its answers; usage 4 + 3 tokens each. */
-  const ignoringN = () => {
+  const ignoringN = (options: { readonly done?: boolean } = {}) => {
     let answers = 0
     return mock({
       respond: (body): Scenario => {
@@ -197,7 +197,7 @@ describe("an upstream that ignores n", () => {
             event([{ index: 0, delta: { content: text }, finish_reason: null }]) +
             event([{ index: 0, delta: {}, finish_reason: "stop" }]) +
             (body.stream_options?.include_usage === true ? event([], { usage }) : "") +
-            "data: [DONE]\n\n"
+            (options.done === false ? "" : "data: [DONE]\n\n")
         }
       }
     })
@@ -238,6 +238,14 @@ describe("an upstream that ignores n", () => {
     const again = textByIndex(await readSse(await post(server, { n: 2, stream: true })))
     expect([...again.keys()].sort()).toEqual([0, 1])
     expect(sentFields(a).slice(3).map((b) => b.n)).toEqual([undefined, undefined])
+  })
+
+  it("streamed without [DONE]: its one finished choice is a whole answer, not a cut stream", async () => {
+    const a = await ignoringN({ done: false })
+    const server = await serve({ upstreams: { a: upstreamAt(a.url) }, ...oneModel("a") })
+    const events = await readSse(await post(server, { n: 2, stream: true }))
+    expect(events.some((e) => e.includes("\"error\""))).toBe(false)
+    expect(new Set(textByIndex(events).values())).toEqual(new Set(["answer 1", "answer 2"]))
   })
 
   it("a server that honours n is asked once", async () => {

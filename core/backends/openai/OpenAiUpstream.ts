@@ -320,7 +320,7 @@ export const make = Effect.gen(function*() {
   }
 
   /** One try at opening a stream, in a scope of its own under the stream's scope: closed (request aborted) on failure. */
-  const openOnce = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, expectedChoices: number, streamScope: Scope.Scope) {
+  const openOnce = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, streamScope: Scope.Scope) {
     const scope = yield* Scope.fork(streamScope)
     const opened = Effect.gen(function*() {
       const startedAt = yield* Clock.currentTimeMillis
@@ -342,7 +342,7 @@ export const make = Effect.gen(function*() {
           message: `the upstream answered a streaming request with JSON instead of events${text === undefined ? "" : `: ${text}`}`
         }))
       }
-      const normalizer = new StreamNormalizer(expectedChoices)
+      const normalizer = new StreamNormalizer()
       let expired = false
       const deadline = Deferred.makeUnsafe<void>()
       const bytes = yield* Stream.toPull(response.stream).pipe(Scope.provide(scope))
@@ -371,10 +371,8 @@ export const make = Effect.gen(function*() {
     const streamScope = yield* Effect.scope
     const { totalMs } = target.timeouts
     const deadline = (yield* Clock.currentTimeMillis) + totalMs
-    const sent = upstreamBody(target.model, target.params, request, true, target.requestDefaults)
-    const body = JSON.stringify(sent)
-    const expectedChoices = typeof sent.n === "number" ? sent.n : 1
-    const opened = yield* withRetries(target, deadline, openOnce(target, body, expectedChoices, streamScope)).pipe(
+    const body = JSON.stringify(upstreamBody(target.model, target.params, request, true, target.requestDefaults))
+    const opened = yield* withRetries(target, deadline, openOnce(target, body, streamScope)).pipe(
       Effect.timeoutOrElse({ duration: totalMs, orElse: () => Effect.fail(timeout(target, "total", totalMs, true)) })
     )
     // The total deadline aborts the request; the pull then reports the timeout. No per-chunk timer.

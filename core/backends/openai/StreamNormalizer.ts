@@ -62,13 +62,6 @@ export class StreamNormalizer {
   private readonly parser = Sse.makeParser((event) => {
     if (event._tag === "Event") this.onEvent(event.event, event.data)
   })
-  /** Choices the request asked for (the n sent): without [DONE], each must have finished. */
-  private readonly expectedChoices: number
-
-  constructor(expectedChoices = 1) {
-    this.expectedChoices = expectedChoices
-  }
-
   /** Body bytes in; the chunks they complete are appended to `out`. */
   feed(bytes: Uint8Array, out: Array<ChatChunk>): void {
     if (this.done || this.issue !== undefined) return
@@ -86,7 +79,9 @@ export class StreamNormalizer {
       this.parser.feed(`${tail}\n\n`)
     }
     if (this.issue !== undefined || this.done) return this.issue
-    if (this.finished.size >= this.expectedChoices && this.finished.size === this.seen.size) return undefined
+    // Without [DONE], every choice begun must have finished. Fewer choices than n asked is no cut:
+    // many servers ignore n, and the router asks for the missing ones.
+    if (this.finished.size > 0 && this.finished.size === this.seen.size) return undefined
     this.issue = {
       kind: "stream",
       message: this.events === 0

@@ -232,9 +232,7 @@ export const crawl = (
         if (page.robots.noindex) return { _tag: "Skipped", origin: url, reason: "noindex" }
         const generated = options.keepGenerated === true ? undefined : generatedPageKind(url)
         if (generated !== undefined) return { _tag: "Skipped", origin: url, reason: generatedPageReason(generated) }
-        // lastModified arrives with the fetcher's Body when it reports it (optional in the contract).
-        const lastModified = (fetched as { readonly lastModified?: string | undefined }).lastModified
-        return documentItem(url, withFallbackDate(page.document, [lastmod.get(entry.url) ?? lastmod.get(url), lastModified]))
+        return documentItem(url, withFallbackDate(page.document, [lastmod.get(entry.url) ?? lastmod.get(url), fetched.lastModified]))
       })
 
     const readSitemaps = Effect.gen(function*() {

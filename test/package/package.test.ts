@@ -6,7 +6,7 @@
  * serve, reload).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -157,6 +157,15 @@ describe("the bin from npx", () => {
   it("prints its version", () => {
     expect(npx(["periscope", "--version"]).trim()).toBe(`periscope v${version}`)
     expect(npx(["periscope-search", "--version"]).trim()).toBe(`periscope v${version}`)
+    // As a global install links it: the bin through a symlink elsewhere, run from an unrelated directory.
+    const globalBin = mkdtempSync(join(tmpdir(), "periscope-global-bin-"))
+    try {
+      symlinkSync(join(project.dir, "node_modules/periscope-search/dist/adapters/node/cli.js"), join(globalBin, "periscope"))
+      const out = execFileSync(join(globalBin, "periscope"), ["--version"], { cwd: tmpdir(), env, encoding: "utf8" })
+      expect(out.trim()).toBe(`periscope v${version}`)
+    } finally {
+      rmSync(globalBin, { recursive: true, force: true })
+    }
   }, 60_000)
 
   it("indexes a folder of HTML, makes a key, serves the index with it and reloads it", async () => {

@@ -78,7 +78,21 @@ describe.skipIf(missing !== undefined)(`container${missing === undefined ? "" : 
 
   beforeAll(() => {
     ensureBaseImage(root)
+    const imageId = () => {
+      try {
+        return sh("podman", ["image", "inspect", "--format", "{{.Id}}", IMAGE])
+      } catch {
+        return undefined
+      }
+    }
+    const previous = imageId()
     sh("podman", ["build", "--isolation", "chroot", "--format", "docker", "--network", "host", "-t", IMAGE, "-f", join(root, "Dockerfile"), root], 1_200_000)
+    // The image this test built last time, now untagged: drop it rather than let copies pile up.
+    if (previous !== undefined && previous !== imageId()) {
+      try {
+        sh("podman", ["rmi", previous])
+      } catch { /* still used */ }
+    }
     const inspected = JSON.parse(sh("podman", ["image", "inspect", IMAGE])) as Array<{ Config: ImageConfig; Healthcheck?: { Test: ReadonlyArray<string> } }>
     config = inspected[0]!.Config
     healthcheck = inspected[0]!.Healthcheck

@@ -399,7 +399,21 @@ const ENDPOINTS = (): ReadonlyArray<Endpoint> => {
       schema: "SearchRequest",
       base: { keywords: "web search" },
       elements: { keywords: () => "a", sources: () => "local" },
-      special: { "keywords:pattern": [{ keywords: " web " }, { keywords: "   " }] }
+      special: {
+        "keywords:pattern": [{ keywords: " web " }, { keywords: "   " }],
+        // Rules of core/search/SearchOptions.ts, probed once the document states them as patterns.
+        "language:pattern": [{ keywords: "web", language: "en" }, { keywords: "web", language: "english" }],
+        "region:pattern": [{ keywords: "web", region: "US" }, { keywords: "web", region: "USA" }],
+        "sources[]:pattern": [{ keywords: "web", sources: ["local"] }, { keywords: "web", sources: ["bad name"] }],
+        "freshness|1.from:pattern": [
+          { keywords: "web", freshness: { from: "2024-01-01", to: "2024-12-31" } },
+          { keywords: "web", freshness: { from: "2024-13-01", to: "2024-12-31" } }
+        ],
+        "freshness|1.to:pattern": [
+          { keywords: "web", freshness: { from: "2024-01-01", to: "2024-12-31" } },
+          { keywords: "web", freshness: { from: "2024-01-01", to: "2024-12-32" } }
+        ]
+      }
     },
     {
       path: "/api/search/webFetch",

@@ -225,33 +225,24 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
     await page.fill("#chat-tools", "")
   })
 
-  it("renders citations and search results in the shapes OpenAI and Perplexity document", async () => {
-    // The server's models do not cite yet: this request is answered by a stand-in in OpenAI's
-    // documented streaming shape (delta.annotations url_citation) plus a top-level search_results list.
-    const chunk = (extra: Record<string, unknown>, delta: Record<string, unknown>, finish: string | null = null) =>
-      `data: ${JSON.stringify({ id: "chatcmpl-x", object: "chat.completion.chunk", created: 0, model: "periscope-demo", ...extra, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
-    await page.route("**/v1/chat/completions", (route) =>
-      route.fulfill({
-        status: 200,
-        headers: { "content-type": "text/event-stream" },
-        body: chunk({}, { role: "assistant", content: "Prisms lose less light." }) +
-          chunk({}, { annotations: [{ type: "url_citation", url_citation: { url: "https://periscope.invalid/guide/prisms-or-mirrors", title: "Prisms or mirrors?", start_index: 0, end_index: 22 } }] }) +
-          chunk({ search_results: [{ title: "How a periscope works", url: "https://periscope.invalid/guide/how-a-periscope-works", date: "2024-03-18" }, { title: "Bad", url: "javascript:alert(1)" }] }, {}, "stop") +
-          "data: [DONE]\n\n"
-      }))
+  it("grounds a chat in web search: citations link to the sources the server retrieved, an invented one never shows", async () => {
+    await page.selectOption("#chat-web-search", "low")
     try {
-      await page.fill("#chat-input", "Which loses less light?")
+      await page.fill("#chat-input", "Do periscopes use prisms or mirrors?")
       await page.click("#chat-send")
       await expect.poll(() => page.textContent("#chat-status")).toBe("Answer complete.")
+      expect(await page.textContent("#chat-curl")).toContain("web_search_options")
       const answer = page.locator("#chat-transcript article.assistant").last()
-      const sources = await answer.locator("ol li a").evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute("href")]))
-      expect(sources).toEqual([
-        ["Prisms or mirrors?", "https://periscope.invalid/guide/prisms-or-mirrors"],
-        ["How a periscope works", "https://periscope.invalid/guide/how-a-periscope-works"]
-      ])
-      expect(await answer.textContent()).toContain("2024-03-18")
+      const content = await answer.locator(".content").textContent() ?? ""
+      expect(content).toContain("prisms [1]")
+      expect(content).not.toContain("[7]")
+      const sources = await answer.locator("ol li a").evaluateAll((links) => links.map((a) => a.getAttribute("href") ?? ""))
+      expect(sources.length).toBeGreaterThan(0)
+      // Every link shown is one of the demo index's pages, which the server searched for this request.
+      for (const href of sources) expect(href).toMatch(/^https:\/\/periscope\.invalid\//)
+      expect(await seriousViolations(page)).toEqual([])
     } finally {
-      await page.unroute("**/v1/chat/completions")
+      await page.selectOption("#chat-web-search", "")
     }
   })
 

@@ -97,6 +97,12 @@ export const demoChat: ScriptedChatOptions = {
     if (asked.includes("break off")) {
       return { content: "A periscope has two mirrors and then", failAfter: 3, failure: { reason: "upstream", message: "the demo model broke off" } }
     }
+    // Grounded (web_search_options): the gateway gave numbered sources; cite two and invent a third,
+    // which the gateway's verification must remove before the page sees it.
+    const grounded = request.messages.some((m) => m.role === "system" && typeof m.content === "string" && m.content.startsWith("A web search was conducted"))
+    if (grounded) {
+      return { content: "Instrument periscopes use prisms [1], which lose less light than mirrors [2]. Some use fibre [7]." }
+    }
     const offersLookup = (request.tools ?? []).some((tool) => tool.type === "function" && tool.function?.name === "lookup")
     if (offersLookup) {
       return {

@@ -97,6 +97,16 @@ ${keyForm}
           <label for="chat-max-tokens">Max tokens</label>
           <input id="chat-max-tokens" name="max_tokens" type="number" min="1" placeholder="default">
         </div>
+        <div class="field">
+          <label for="chat-web-search">Web search</label>
+          <select id="chat-web-search" name="web_search" aria-describedby="chat-web-search-hint">
+            <option value="">off</option>
+            <option value="low">low (3 sources)</option>
+            <option value="medium">medium (5, top pages read)</option>
+            <option value="high">high (8, top pages read)</option>
+          </select>
+          <span id="chat-web-search-hint" class="hint">Grounds the answer in a search; citations link to the sources.</span>
+        </div>
       </div>
       <details>
         <summary>System message and tools</summary>

@@ -473,6 +473,8 @@ export const playgroundScript = String.raw`"use strict";
     var maxTokens = numberOf($("chat-max-tokens"));
     if (maxTokens !== undefined) body.max_tokens = maxTokens;
     if (tools !== undefined) body.tools = tools;
+    var webSearch = $("chat-web-search").value;
+    if (webSearch) body.web_search_options = { search_context_size: webSearch };
     showCode("chat-curl", curlOf("POST", "/v1/chat/completions", body, true));
 
     var transcript = $("chat-transcript");

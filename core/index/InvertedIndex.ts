@@ -172,6 +172,8 @@ export class PostingCursor {
   private readonly lengths: Uint16Array
   private readonly fields: number
   private readonly k1: number
+  /** weight * (k1 + 1), the numerator's constant. */
+  private readonly scale: number
   private readonly firstBlock: number
   private readonly blockCount: number
   private block = -1
@@ -198,6 +200,7 @@ export class PostingCursor {
     this.firstBlock = a.termFirstBlock[termId]!
     this.blockCount = this.firstBlock < 0 ? 1 : Math.ceil(this.df / blockSize)
     this.weight = queryWeight * index.idf(termId)
+    this.scale = this.weight * (this.k1 + 1)
     this.maxScore = this.weight * index.saturate(a.termMaxTfn[termId]!)
     this.loadBlock(0)
   }
@@ -250,7 +253,7 @@ export class PostingCursor {
       const length = this.lengths[normBase + k]!
       tfn += tf * (length < tabledLengths ? this.norms[(k << 8) + length]! : this.index.norm(this.doc, k))
     }
-    return (this.weight * (this.k1 + 1) * tfn) / (this.k1 + tfn)
+    return (this.scale * tfn) / (this.k1 + tfn)
   }
 
   /** Term frequency of the current posting in one field. */

@@ -105,14 +105,19 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
   let lo = 0
   for (;;) {
     // The window: from lo to the nearest end of a block holding a posting >= lo.
+    // One pass over the skip data gives both the window's end and each term's bound in it.
     let hi = endOfPostings
     let live = 0
     for (let i = 0; i < m; i++) {
       const cursor = cursors[i]!
+      order[i] = i
       if (cursor.shallowTo(Math.max(lo, cursor.doc))) {
         const end = cursor.shallowEnd()
         if (end < hi) hi = end
+        maxes[i] = cursor.shallowMaxScore()
         live++
+      } else {
+        maxes[i] = 0
       }
     }
     if (live === 0) return
@@ -122,11 +127,6 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
       lo = skipTo(lo)
       if (lo === endOfPostings) return
       continue
-    }
-    for (let i = 0; i < m; i++) {
-      const cursor = cursors[i]!
-      maxes[i] = cursor.doc !== endOfPostings && cursor.shallowTo(Math.max(lo, cursor.doc)) ? cursor.shallowMaxScore() : 0
-      order[i] = i
     }
     // Insertion sort: queries have few terms.
     for (let i = 1; i < m; i++) {

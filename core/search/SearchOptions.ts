@@ -4,7 +4,7 @@
  * a request without them decodes, is answered and is encoded exactly as before.
  */
 import { Schema } from "effect"
-import { ruledString } from "../schema/Rules.ts"
+import { ruledPattern, ruledString } from "../schema/Rules.ts"
 import type { SearchQuery } from "./SearchResult.ts"
 
 const { optionalKey } = Schema
@@ -20,7 +20,7 @@ export const MAX_SOURCES = 16
 
 const isoDay = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 const dayRule = "must be a date YYYY-MM-DD"
-const Day = ruledString(dayRule).check(Schema.isPattern(isoDay, { message: dayRule }))
+const Day = ruledString(dayRule).check(ruledPattern(isoDay, dayRule))
 
 /** A closed date range, both ends included. */
 export const FreshnessRange = Schema.Struct({ from: Day, to: Day })
@@ -43,11 +43,11 @@ const sourcesRule = `must be an array of 1 to ${MAX_SOURCES} source names`
 /** Request fields beyond the seed's; all optional. */
 export const SearchOptionFields = {
   freshness: optionalKey(Freshness),
-  language: optionalKey(ruledString(languageRule).check(Schema.isPattern(/^[A-Za-z]{2,3}$/, { message: languageRule }))),
-  region: optionalKey(ruledString(regionRule).check(Schema.isPattern(/^[A-Za-z]{2}$/, { message: regionRule }))),
+  language: optionalKey(ruledString(languageRule).check(ruledPattern(/^[A-Za-z]{2,3}$/, languageRule))),
+  region: optionalKey(ruledString(regionRule).check(ruledPattern(/^[A-Za-z]{2}$/, regionRule))),
   safeSearch: optionalKey(Schema.Literals(SAFE_SEARCH).annotate({ message: "must be off, moderate or strict" })),
   sources: optionalKey(
-    Schema.Array(ruledString(sourceRule).check(Schema.isPattern(/^[A-Za-z0-9_-]{1,32}$/, { message: sourceRule })))
+    Schema.Array(ruledString(sourceRule).check(ruledPattern(/^[A-Za-z0-9_-]{1,32}$/, sourceRule)))
       .annotate({ message: sourcesRule })
       .check(
         Schema.isMinLength(1, { message: sourcesRule }),

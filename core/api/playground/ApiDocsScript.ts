@@ -125,7 +125,11 @@ export const apiDocsScript = String.raw`"use strict";
   function contentNodes(content) {
     if (!content) return [el("span", { className: "meta", text: "no body" })];
     return Object.keys(content).map(function (type) {
-      return el("div", null, [el("code", { text: type }), schemaNode(content[type].schema, 0)]);
+      var nodes = [el("code", { text: type }), schemaNode(content[type].schema, 0)];
+      // A stream documents each event's data and its end marker in x- extensions (OpenApiDocument.ts).
+      if (content[type]["x-sse-data"]) nodes.push(el("div", null, ["each event's data: ", schemaNode(content[type]["x-sse-data"], 0)]));
+      if (content[type]["x-sse-end"]) nodes.push(el("div", null, ["last event: ", el("code", { text: "data: " + content[type]["x-sse-end"] })]));
+      return el("div", null, nodes);
     });
   }
 

@@ -146,7 +146,10 @@ def bench(argv):
             tg.index_text(d["text"])
             tg.increase_termpos()
             tg.index_text(url_words(d["url"]))
-            doc.set_data(json.dumps([d["url"], d["title"], d["text"]]))
+            # Title and URL as the document data (what a result list shows); the text in a value
+            # slot, read only for snippets, as Periscope keeps its text apart from the ranking data.
+            doc.set_data(json.dumps([d["url"], d["title"]]))
+            doc.add_value(0, d["text"])
             db.add_document(doc)
             documents += 1
     db.commit()
@@ -174,9 +177,10 @@ def bench(argv):
         mset = enquire.get_mset(0, 10)
         n = 0
         for match in mset:
-            url, title, body = json.loads(match.document.get_data())
+            document = match.document
+            url, title = json.loads(document.get_data())
             if snippets:
-                mset.snippet(body, 300, stemmer)
+                mset.snippet(document.get_value(0).decode("utf-8"), 300, stemmer)
             n += 1
         return n
 

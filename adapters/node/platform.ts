@@ -5,7 +5,6 @@
  * objects cost more than the request itself), and the engine hooks: the
  * starter index built on the first start, and a reload on every SIGHUP.
  */
-import { resolve } from "node:path"
 import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Queue, Stream } from "effect"
 import type { EngineHooks } from "../../core/app/SearchBackend.ts"
@@ -13,7 +12,7 @@ import { SettingsError } from "../../core/config/Settings.ts"
 import type { Settings } from "./settings.ts"
 import { NodePageFetcher } from "./sources/crawl/NodePageFetcher.ts"
 import { npmParentExits } from "./npmParent.ts"
-import { ensureStarterIndex } from "./starterIndex.ts"
+import { ensureStarterIndex, ownNodeModules } from "./starterIndex.ts"
 import { BuildInfo } from "../../core/api/Readiness.ts"
 import { RedisConnector } from "../../core/store/RedisConnector.ts"
 import { nodeRedisConnector } from "./redis.ts"
@@ -36,7 +35,7 @@ export const sighups: Stream.Stream<void> = Stream.callback<void>((queue) =>
 
 export const nodeEngineHooks = (settings: Settings): EngineHooks => ({
   prepare: (snapshot) =>
-    ensureStarterIndex({ dataDir: settings.dataDir, out: snapshot, nodeModules: resolve("node_modules") }).pipe(
+    ensureStarterIndex({ dataDir: settings.dataDir, out: snapshot, nodeModules: ownNodeModules() }).pipe(
       Effect.flatMap((built) => (built === undefined ? Effect.void : Effect.logInfo(built.message))),
       Effect.mapError((error) =>
         new SettingsError({ setting: `search.snapshot (${snapshot})`, message: `no snapshot, and the starter index could not be built: ${error.message}` }))

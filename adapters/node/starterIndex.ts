@@ -9,7 +9,8 @@
  * rather than mixing their pages with npm READMEs, unless --keep-starter.
  */
 import { existsSync } from "node:fs"
-import { resolve } from "node:path"
+import { resolve, sep } from "node:path"
+import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { formatSummary, type IndexRunError, indexSnapshot, type IndexSummary } from "./indexCommand.ts"
 import { nodeModulesSource } from "./sources/nodeModulesSource.ts"
@@ -17,7 +18,7 @@ import { nodeModulesSource } from "./sources/nodeModulesSource.ts"
 export interface StarterIndexOptions {
   /** PERISCOPE_DATA_DIR; the snapshot goes to <dataDir>/index.snapshot unless `out` says otherwise. */
   readonly dataDir: string
-  /** Where installed packages are (default: ./node_modules of the working directory). */
+  /** Where installed packages are (default: the node_modules our own dependencies are in). */
   readonly nodeModules?: string | undefined
   readonly out?: string | undefined
 }
@@ -40,9 +41,21 @@ const howToIndexYourOwn = (out: string) =>
     `The snapshot is ${out}; restart Periscope, or send it SIGHUP, to serve the new one.`
   ].join("\n")
 
+/**
+ * The node_modules folder Periscope's own dependencies are installed in: a checkout's, a
+ * project's that installed the package, or a global install's (where the working directory
+ * has no node_modules at all).
+ */
+export const ownNodeModules = (): string => {
+  const entry = fileURLToPath(import.meta.resolve("effect"))
+  const marker = `${sep}node_modules${sep}`
+  const at = entry.lastIndexOf(marker)
+  return at === -1 ? resolve("node_modules") : entry.slice(0, at + marker.length - 1)
+}
+
 /** Builds the starter snapshot from node_modules (replacing any snapshot at that path). */
 export const buildStarterIndex = (options: StarterIndexOptions): Effect.Effect<StarterIndexResult, IndexRunError> => {
-  const nodeModules = options.nodeModules ?? resolve("node_modules")
+  const nodeModules = options.nodeModules ?? ownNodeModules()
   const out = starterSnapshotPath(options)
   return Effect.map(
     indexSnapshot({ sources: [nodeModulesSource(nodeModules)], out, fresh: true, starter: true, allowShrink: true }),

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { starterMarkerPath } from "../../adapters/node/snapshotFile.ts"
-import { buildStarterIndex, ensureStarterIndex } from "../../adapters/node/starterIndex.ts"
+import { buildStarterIndex, ensureStarterIndex, ownNodeModules } from "../../adapters/node/starterIndex.ts"
 import { decodeSnapshot } from "../../core/index/Snapshot.ts"
 import { authHeaders, spawnNodeServer, TEST_KEY } from "../support/servers.ts"
 
@@ -19,6 +19,20 @@ const work = mkdtempSync(join(tmpdir(), "periscope-starter-"))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 describe("starter index", () => {
+  it("reads the node_modules our own dependencies are in, whatever the working directory", () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "periscope-cwd-"))
+    const before = process.cwd()
+    try {
+      process.chdir(elsewhere)
+      const found = ownNodeModules()
+      expect(existsSync(join(found, "effect", "package.json"))).toBe(true)
+      expect(found).toBe(resolve(before, "node_modules"))
+    } finally {
+      process.chdir(before)
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
+  })
+
   it("indexes the READMEs and docs in node_modules, linked to npm and to the packaged files", async () => {
     const dataDir = join(work, "direct")
     const { summary, message } = await Effect.runPromise(buildStarterIndex({ dataDir, nodeModules: join(root, "node_modules") }))

@@ -2,13 +2,18 @@
  * Per request, around every route (a global middleware, outside the error
  * boundary so it sees the status the client gets): the server span
  * "<METHOD> <route>" whose children are the auth, search and upstream spans
- * (when a tracer is configured; W3C traceparent continues a caller's trace),
+ * (when a tracer is configured; W3C traceparent continues a caller's trace).
+ * Sampling is parent-based: a caller's traceparent flag decides, else a share
+ * `traceSampleRatio` of requests is traced. An unsampled request runs with the
+ * tracer off (no span objects but no-op ones, nothing exported, no traceparent
+ * sent upstream): tracing every request cost about half the throughput.
+ * Then:
  * Prometheus metrics by method, route and status, and one JSON access-log line
  * (time, method, route, status, ms, key name - never the key - and request id).
  * Latency is to the response head: a chat stream is timed by the model metrics.
  * Plain code on the hot path: metric series are cached and updated directly.
  */
-import { Context, Effect, Metric, Tracer, type Types } from "effect"
+import { Context, Effect, Metric, References, Tracer, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, HttpTraceContext } from "effect/http"
 import { type PrincipalCell, RequestPrincipal } from "../auth/RequestPrincipal.ts"
 import { allowedMethods } from "./Api.ts"
@@ -20,11 +25,27 @@ export interface TelemetryOptionsShape {
   readonly metrics: boolean
   /** Serve GET /metrics without an API key. */
   readonly metricsPublic: boolean
+  /** Share (0 to 1) of requests without a caller's sampling decision that are traced. */
+  readonly traceSampleRatio: number
 }
 
+/**
+ * Share of requests traced when the caller sent no sampling decision. 1%: tracing every request
+ * cost about half the webSearch throughput (test/bench/http.ts); a caller's sampled traceparent is
+ * always followed, so one request can still be traced on demand.
+ */
+export const DEFAULT_TRACE_SAMPLE_RATIO = 0.01
+
 export const TelemetryOptions = Context.Reference<TelemetryOptionsShape>("periscope/api/TelemetryOptions", {
-  defaultValue: () => ({ accessLog: false, metrics: true, metricsPublic: false })
+  defaultValue: () => ({ accessLog: false, metrics: true, metricsPublic: false, traceSampleRatio: DEFAULT_TRACE_SAMPLE_RATIO })
 })
+
+/**
+ * Runs an unsampled request with tracing off: spans become shared-shape no-op
+ * objects and the HTTP client neither makes client spans nor sends a traceparent.
+ */
+const untraced = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  effect.pipe(Effect.provideService(References.TracerEnabled, false), Effect.provideService(Tracer.DisablePropagation, true))
 
 const requests = Metric.counter("periscope_http_requests_total", {
   description: "HTTP requests answered, by method, route and status",
@@ -65,11 +86,18 @@ const routeOf = (url: string): string => {
 
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
 
+/**
+ * New request ids: a random per-process prefix and a counter. Unique across instances and
+ * restarts (64 random bits), and cheap: 12 random bytes per request took 2-3% of a webSearch.
+ */
+const idPrefix = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("")
+let idCounter = 0
+
 /** The caller's X-Request-Id when it is a plain token, else a new one. */
 const requestIdOf = (header: string | undefined): string =>
   header !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(header)
     ? header
-    : Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("")
+    : `${idPrefix}${(idCounter++).toString(16).padStart(8, "0")}`
 
 export const RequestTelemetry = HttpRouter.middleware()(
   Effect.gen(function*() {
@@ -115,6 +143,8 @@ export const RequestTelemetry = HttpRouter.middleware()(
         )
         if (tracing) {
           const parent = HttpTraceContext.fromHeaders(request.headers)
+          const sampled = parent._tag === "Some" ? parent.value.sampled : Math.random() < options.traceSampleRatio
+          if (!sampled) return untraced(effect)
           effect = effect.pipe(
             Effect.tap(() => Effect.map(Effect.currentSpan, (span) => void (traceId = span.traceId)).pipe(Effect.ignore)),
             Effect.withSpan(`${method} ${route}`, {

@@ -47,7 +47,8 @@ export const observabilityLayer = (settings: Settings) =>
     Layer.succeed(TelemetryOptions, {
       accessLog: settings.logRequests,
       metrics: settings.observability.metrics,
-      metricsPublic: settings.observability.metricsPublic
+      metricsPublic: settings.observability.metricsPublic,
+      traceSampleRatio: settings.observability.traceSampleRatio
     }),
     tracingLayer(settings.observability, serviceVersion)
   )

@@ -3,15 +3,20 @@
  * (observability.otlpEndpoint or OTEL_EXPORTER_OTLP_ENDPOINT): effect's
  * OtlpTracer batches spans and posts them to <endpoint>/v1/traces through the
  * platform's HttpClient, with tracing turned off for its own requests. The
- * request middleware puts this tracer under every request; without an
- * endpoint nothing is exported and the request path stays as it was.
+ * request middleware puts this tracer under the requests it samples; without
+ * an endpoint nothing is exported and the request path stays as it was.
+ * Effect's own server span (HttpRouter.serve's tracer middleware, named by the
+ * method alone, made for every request whatever the sampling) is turned off:
+ * RequestTelemetry makes the server span, named by the route.
  */
 import { Duration, Layer } from "effect"
-import type { HttpClient } from "effect/http"
+import { type HttpClient, HttpMiddleware } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 import type { ObservabilitySettings } from "../config/ObservabilityConfig.ts"
 
 export const tracesUrl = (endpoint: string): string => `${endpoint.replace(/\/+$/, "")}/v1/traces`
+
+const serverSpanOff = Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)
 
 export const tracingLayer = (
   observability: ObservabilitySettings,
@@ -19,10 +24,10 @@ export const tracingLayer = (
   options: { readonly exportInterval?: Duration.Input } = {}
 ): Layer.Layer<never, never, HttpClient.HttpClient> =>
   observability.otlpEndpoint === undefined
-    ? Layer.empty
-    : OtlpTracer.layer({
+    ? serverSpanOff
+    : Layer.merge(serverSpanOff, OtlpTracer.layer({
       url: tracesUrl(observability.otlpEndpoint),
       resource: { serviceName: observability.serviceName, serviceVersion },
       exportInterval: options.exportInterval ?? Duration.seconds(2),
       shutdownTimeout: Duration.seconds(3)
-    }).pipe(Layer.provide(OtlpSerialization.layerJson))
+    }).pipe(Layer.provide(OtlpSerialization.layerJson)))

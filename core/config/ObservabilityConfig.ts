@@ -3,11 +3,13 @@
  * endpoint and OpenTelemetry traces. Access logs stay behind `logRequests`.
  */
 import { Schema } from "effect"
-import { ruledString } from "../schema/Rules.ts"
+import { DEFAULT_TRACE_SAMPLE_RATIO } from "../api/RequestTelemetry.ts"
+import { ruledNumber, ruledString } from "../schema/Rules.ts"
 
 const optionalKey = Schema.optionalKey
 const urlRule = "must be an http(s) URL"
 const nameRule = "must be 1 to 64 letters, digits or _ . -"
+const ratioRule = "must be a number from 0 to 1"
 
 export const ObservabilityConfig = Schema.Struct({
   metrics: optionalKey(Schema.Struct({
@@ -19,8 +21,10 @@ export const ObservabilityConfig = Schema.Struct({
   /** OTLP/HTTP base URL of a collector (http://host:4318); traces go to <url>/v1/traces. OTEL_EXPORTER_OTLP_ENDPOINT wins. */
   otlpEndpoint: optionalKey(ruledString(urlRule).check(Schema.isPattern(/^https?:\/\/[^\s/]+/i, { message: urlRule }))),
   /** service.name of the traces. Default "periscope"; OTEL_SERVICE_NAME wins. */
-  serviceName: optionalKey(ruledString(nameRule).check(Schema.isPattern(/^[A-Za-z0-9_.-]{1,64}$/, { message: nameRule })))
-}).annotate({ message: "must be an object {metrics?, otlpEndpoint?, serviceName?}" })
+  serviceName: optionalKey(ruledString(nameRule).check(Schema.isPattern(/^[A-Za-z0-9_.-]{1,64}$/, { message: nameRule }))),
+  /** Share of requests without a caller's traceparent that are traced (0 to 1). Default 0.01; a caller's sampled flag always wins. */
+  traceSampleRatio: optionalKey(ruledNumber(ratioRule, { min: 0, max: 1 }))
+}).annotate({ message: "must be an object {metrics?, otlpEndpoint?, serviceName?, traceSampleRatio?}" })
 export type ObservabilityConfig = typeof ObservabilityConfig.Type
 
 export interface ObservabilitySettings {
@@ -29,6 +33,8 @@ export interface ObservabilitySettings {
   /** Base URL of the OTLP/HTTP collector; undefined: no traces exported. */
   readonly otlpEndpoint: string | undefined
   readonly serviceName: string
+  /** Parent-based sampling: a caller's traceparent decides; requests without one are traced with this probability. */
+  readonly traceSampleRatio: number
 }
 
 export const observabilitySettingsOf = (
@@ -38,5 +44,6 @@ export const observabilitySettingsOf = (
   metrics: file?.metrics?.enabled ?? true,
   metricsPublic: file?.metrics?.public ?? false,
   otlpEndpoint: env.otlpEndpoint ?? file?.otlpEndpoint,
-  serviceName: env.serviceName ?? file?.serviceName ?? "periscope"
+  serviceName: env.serviceName ?? file?.serviceName ?? "periscope",
+  traceSampleRatio: file?.traceSampleRatio ?? DEFAULT_TRACE_SAMPLE_RATIO
 })

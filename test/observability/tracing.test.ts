@@ -22,7 +22,7 @@ beforeAll(async () => {
   collector = await startCollector()
   searx = await startStandIn("searxng", [{ title: "Traced rivers", url: "https://searx.example/t", snippet: "rivers" }])
   server = await startInstance(
-    { observability: { otlpEndpoint: collector.url, serviceName: "periscope-test" }, search: { providers: [{ name: "searx", kind: "searxng", baseUrl: searx.url }] } },
+    { observability: { otlpEndpoint: collector.url, serviceName: "periscope-test", traceSampleRatio: 1 }, search: { providers: [{ name: "searx", kind: "searxng", baseUrl: searx.url }] } },
     [{ name: "tracing", sha256: hashKey(KEY), requestsPerMinute: 1000 }],
     { chatModel: ScriptedChat.layer({ models: ["traced-model"], replies: [{ content: "traced answer" }] }) }
   )

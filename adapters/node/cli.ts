@@ -17,6 +17,7 @@ import { parseOpenSearchTarget } from "../../core/backends/search/OpenSearchConn
 import { FetchHttpClient } from "effect/http"
 import { CRAWL_DEFAULTS } from "../../core/ingest/crawl/Crawl.ts"
 import { openSources } from "./sources/openSources.ts"
+import { defaultWorkers } from "./extractPool.ts"
 import { keysCommand } from "./keysCommand.ts"
 import { reloadCommand } from "./reloadCommand.ts"
 import { serveCommand } from "./serveCommand.ts"
@@ -87,6 +88,10 @@ const index = Command.make(
     includeGenerated: Flag.Boolean("include-generated").pipe(
       Flag.withDescription("Also index generated index pages (Sphinx genindex/modindex/search, Javadoc index-all, ...), left out by default"),
       Flag.withDefault(false)
+    ),
+    workers: positiveInt(
+      "workers",
+      `Threads that extract pages of folders and WARC files (default: all cores, ${defaultWorkers()} here; 1 extracts on the main thread)`
     )
   },
   Effect.fn("periscope.index")(function*(input) {
@@ -114,6 +119,10 @@ const index = Command.make(
         }),
       catch: (error) => error as Error
     })
+    const workers = value(input.workers) ?? defaultWorkers()
+    if (!(workers >= 1 && workers <= 256)) {
+      return yield* Effect.fail(Object.assign(new Error(`must be an integer from 1 to 256, got ${workers}`), { argument: "--workers" }))
+    }
     const to = value(input.to)
     if (to !== undefined) {
       const target = parseOpenSearchTarget(to)
@@ -125,7 +134,8 @@ const index = Command.make(
         connection: { ...target, username: secret("OPENSEARCH_USERNAME"), password: secret("OPENSEARCH_PASSWORD") },
         fresh: input.fresh,
         allowShrink: input.allowShrink,
-        progress: input.quiet ? silentProgress : terminalProgress()
+        progress: input.quiet ? silentProgress : terminalProgress(),
+        workers
       }).pipe(Effect.provide(FetchHttpClient.layer))
       yield* Console.log(formatOpenSearchSummary(loaded))
       if (loaded.notWritten !== undefined) {
@@ -141,7 +151,8 @@ const index = Command.make(
       fresh: input.fresh,
       allowShrink: input.allowShrink,
       keepStarter: input.keepStarter,
-      progress: input.quiet ? silentProgress : terminalProgress()
+      progress: input.quiet ? silentProgress : terminalProgress(),
+      workers
     }).pipe(
       // Ctrl-C interrupts the run (NodeRuntime.runMain): requests in flight are aborted and nothing is written.
       Effect.onInterrupt(() =>

@@ -17,6 +17,10 @@
  * `allowShrink` writes anyway. The starter index (marked by a file beside it,
  * snapshotFile.ts) is replaced, not extended, by the first run unless
  * `keepStarter`.
+ *
+ * `workers` > 1 extracts pages on that many worker threads (extractPool.ts),
+ * the build fed in the sources' order: the same snapshot bytes as one thread.
+ * The pool lives as long as the run; an interrupt terminates its threads.
  */
 import { existsSync } from "node:fs"
 import cliProgress from "cli-progress"
@@ -26,6 +30,7 @@ import type { DocumentSource } from "../../core/ingest/DocumentSource.ts"
 import { type IndexProgress, type IndexRunResult, type ProgressView, runIndex, silentProgress } from "../../core/ingest/IndexRun.ts"
 import { type BulkOptions, type BulkReport, bulkLoad, countDocuments, deleteIndex } from "../../core/backends/search/OpenSearchBulk.ts"
 import type { OpenSearchConnection, OpenSearchError } from "../../core/backends/search/OpenSearchConnection.ts"
+import { extractPool } from "./extractPool.ts"
 import { isStarterSnapshot, loadSnapshotFile, markStarterSnapshot, writeSnapshotFile } from "./snapshotFile.ts"
 
 export { type IndexProgress, type ProgressView, silentProgress }
@@ -108,6 +113,8 @@ export interface IndexRunOptions {
   readonly keepStarter?: boolean | undefined
   /** Mark the written snapshot as the starter index (the starter build only). */
   readonly starter?: boolean | undefined
+  /** Threads that extract pages (1, the default: the main thread does it). */
+  readonly workers?: number | undefined
 }
 
 export interface IndexSummary extends Omit<IndexRunResult, "index" | "bytes"> {
@@ -124,6 +131,15 @@ export interface IndexSummary extends Omit<IndexRunResult, "index" | "bytes"> {
   /** Why nothing was written (the old snapshot is as it was); undefined when the snapshot was written. */
   readonly notWritten: string | undefined
 }
+
+/**
+ * runIndex with pages extracted on `workers` threads when more than one is asked
+ * and a source hands over raw pages (a crawl or JSONL alone needs no pool).
+ */
+const runIndexOn = (workers: number | undefined, options: Parameters<typeof runIndex>[0]) =>
+  (workers ?? 1) <= 1 || !options.sources.some((source) => source.pages !== undefined)
+    ? runIndex(options)
+    : Effect.scoped(Effect.flatMap(extractPool({ workers }), (extractor) => runIndex({ ...options, extractor })))
 
 /** The snapshot being updated, or undefined when there is none yet. */
 const loadPrevious = (path: string): Effect.Effect<SearchIndex | undefined, IndexRunError> =>
@@ -182,7 +198,7 @@ export const indexSnapshot = Effect.fn("indexSnapshot")(function*(options: Index
   const previous = fresh ? undefined : yield* loadPrevious(options.out)
   // The starter index may always be replaced by less: it is no one's work.
   const previousDocuments = previous?.documentCount ?? (fresh && !replacedStarter ? yield* countPrevious(options.out) : undefined)
-  const { index, bytes, ...result } = yield* runIndex({
+  const { index, bytes, ...result } = yield* runIndexOn(options.workers, {
     sources: options.sources,
     previous: previous?.documents(),
     progress: options.progress,
@@ -251,6 +267,8 @@ export interface OpenSearchRunOptions {
   readonly allowShrink?: boolean | undefined
   readonly progress?: ProgressView | undefined
   readonly bulk?: BulkOptions | undefined
+  /** Threads that extract pages (1, the default: the main thread does it). */
+  readonly workers?: number | undefined
 }
 
 export interface OpenSearchSummary extends Omit<IndexRunResult, "index" | "bytes"> {
@@ -274,7 +292,7 @@ export const indexOpenSearch = Effect.fn("indexOpenSearch")(function*(options: O
   const target = `${connection.url}/${connection.index}`
   const clusterError = (error: OpenSearchError) => new IndexRunError({ subject: target, message: error.message })
   const previousDocuments = yield* countDocuments(connection).pipe(Effect.mapError(clusterError))
-  const { index, bytes: _bytes, ...result } = yield* runIndex({
+  const { index, bytes: _bytes, ...result } = yield* runIndexOn(options.workers, {
     sources: options.sources,
     progress: options.progress
   })

@@ -6,12 +6,13 @@
  * the read loop counts as one error and goes on with the next source.
  */
 import { Schema, type Effect, type Stream } from "effect"
-import type { IndexDocument } from "../index/Document.ts"
+import type { RawPage } from "./RawPage.ts"
+import type { SourceItem } from "./SourceItem.ts"
 
-export type SourceItem =
-  | { readonly _tag: "Document"; readonly origin: string; readonly document: IndexDocument }
-  | { readonly _tag: "Skipped"; readonly origin: string; readonly reason: string }
-  | { readonly _tag: "Failed"; readonly origin: string; readonly message: string }
+export { documentItem, failed, skipped, type SourceItem } from "./SourceItem.ts"
+
+/** A page not yet extracted: the read loop turns it into a SourceItem (RawPage.ts). */
+export type PageItem = { readonly _tag: "Page"; readonly origin: string; readonly page: RawPage }
 
 /** A whole source could not be read (missing file, unreadable folder). */
 export class SourceError extends Schema.TaggedError<SourceError>()("SourceError", {
@@ -25,20 +26,14 @@ export interface DocumentSource {
   readonly items: Stream.Stream<SourceItem, SourceError>
   /** How many items to expect, for progress and ETA; undefined when it cannot be known cheaply. */
   readonly estimate?: Effect.Effect<number | undefined> | undefined
+  /**
+   * The same items with HTML pages left unextracted (PageItem), for a read
+   * loop that extracts on other threads; `items` is this stream with every
+   * page extracted in place. Sources whose pages need no extraction, or
+   * extract them themselves (the crawler reads links from them), leave it out.
+   */
+  readonly pages?: Stream.Stream<SourceItem | PageItem, SourceError> | undefined
 }
-
-export const documentItem = (origin: string, document: IndexDocument): SourceItem =>
-  document.text.trim() === ""
-    ? { _tag: "Skipped", origin, reason: "no main text" }
-    : { _tag: "Document", origin, document }
-
-export const skipped = (origin: string, reason: string): SourceItem => ({ _tag: "Skipped", origin, reason })
-
-export const failed = (origin: string, error: unknown): SourceItem => ({
-  _tag: "Failed",
-  origin,
-  message: error instanceof Error ? error.message : String(error)
-})
 
 /** Sizes in messages: "12.0 MiB". */
 export const formatBytes = (bytes: number): string =>

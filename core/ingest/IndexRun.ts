@@ -7,13 +7,21 @@
  *
  * A bad item never stops the run: it is counted, and a sample of the errors is
  * kept for the summary. A source that cannot be read at all is one error.
+ *
+ * With an `extractor` (worker threads in the Node adapter), sources that hand
+ * over raw pages have them extracted `concurrency` at a time, and the answers
+ * are taken back in the order the pages came (a reorder window as wide as the
+ * pages in flight): the build, and so the snapshot bytes, are exactly those of
+ * a one-thread run. Progress counts items that reached the build, not pages
+ * handed out.
  */
 import { Effect, Stream } from "effect"
 import type { IndexDocument } from "../index/Document.ts"
 import { type EngineOptions, IndexBuilder } from "../index/IndexBuilder.ts"
 import type { SearchIndex } from "../index/SearchIndex.ts"
 import { encodeSnapshot } from "../index/Snapshot.ts"
-import type { DocumentSource } from "./DocumentSource.ts"
+import type { DocumentSource, SourceItem } from "./DocumentSource.ts"
+import type { PageExtractor } from "./RawPage.ts"
 
 /** Counts while the run goes; what progress displays show. */
 export interface IndexProgress {
@@ -42,6 +50,8 @@ export interface IndexRunOptions {
   readonly batchSize?: number | undefined
   /** How many error messages to keep for the summary. */
   readonly errorSamples?: number | undefined
+  /** Where pages are extracted; in the read loop itself when absent. */
+  readonly extractor?: PageExtractor | undefined
 }
 
 /** What the run read and built; the Node adapter adds the file's name and write time. */
@@ -89,6 +99,17 @@ const estimateAll = (sources: ReadonlyArray<DocumentSource>): Effect.Effect<numb
     return total
   })
 
+/** The source's items, its raw pages extracted by `extractor` in their original order. */
+const itemsOf = (source: DocumentSource, extractor: PageExtractor | undefined): DocumentSource["items"] =>
+  extractor === undefined || source.pages === undefined
+    ? source.items
+    : source.pages.pipe(
+      Stream.mapEffect(
+        (item): Effect.Effect<SourceItem> => item._tag === "Page" ? extractor.extract(item.origin, item.page) : Effect.succeed(item),
+        { concurrency: extractor.concurrency }
+      )
+    )
+
 /** Reads the sources, builds the index and encodes it; interruptible at every item. */
 export const runIndex = Effect.fn("runIndex")(function*(options: IndexRunOptions) {
   const progress = options.progress ?? silentProgress
@@ -126,7 +147,7 @@ export const runIndex = Effect.fn("runIndex")(function*(options: IndexRunOptions
   progress.start(yield* estimateAll(options.sources))
   const started = performance.now()
   yield* Effect.forEach(options.sources, (source) =>
-    source.items.pipe(
+    itemsOf(source, options.extractor).pipe(
       Stream.runForEach((item) =>
         Effect.sync(() => {
           switch (item._tag) {

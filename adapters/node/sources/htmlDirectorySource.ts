@@ -13,12 +13,10 @@
  */
 import { readdir, readFile, realpath, stat } from "node:fs/promises"
 import { join, relative, sep } from "node:path"
-import { decodeHtml } from "../../../core/ingest/HtmlBytes.ts"
-import { htmlToDocument } from "../../../core/ingest/HtmlDocument.ts"
-import { type DocumentSource, documentItem, failed, formatBytes, type SourceItem, skipped } from "../../../core/ingest/DocumentSource.ts"
+import { type DocumentSource, failed, formatBytes, type PageItem, type SourceItem, skipped } from "../../../core/ingest/DocumentSource.ts"
 import { generatedPageKind, generatedPageReason } from "../../../core/ingest/GeneratedPage.ts"
 import { notHtml } from "../../../core/ingest/NotHtml.ts"
-import { asyncEstimate, asyncItems } from "./asyncItems.ts"
+import { asyncEstimate, asyncItems, extractedInPlace } from "./asyncItems.ts"
 
 export interface HtmlDirectoryOptions {
   /** URL the directory is published at (http or https): links in results must be web addresses. */
@@ -73,6 +71,36 @@ async function* htmlFiles(directory: string, seen: Set<string>): AsyncGenerator<
 export const htmlDirectorySource = (directory: string, options: HtmlDirectoryOptions): DocumentSource => {
   const base = directoryBaseUrl(options.baseUrl)
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES
+  const pages = asyncItems(directory, async function*(): AsyncGenerator<SourceItem | PageItem> {
+    let files = 0
+    for await (const file of htmlFiles(directory, new Set())) {
+      files++
+      const origin = relative(directory, file)
+      try {
+        const link = fileLink(directory, file, base)
+        const generated = options.keepGenerated === true ? undefined : generatedPageKind(link)
+        if (generated !== undefined) {
+          yield skipped(origin, generatedPageReason(generated))
+          continue
+        }
+        const info = await stat(file)
+        if (info.size > maxBytes) {
+          yield skipped(origin, `larger than ${formatBytes(maxBytes)}`)
+          continue
+        }
+        const bytes = await readFile(file)
+        const binary = notHtml(bytes)
+        if (binary !== undefined) {
+          yield failed(origin, binary)
+          continue
+        }
+        yield { _tag: "Page", origin, page: { bytes, url: link } }
+      } catch (error) {
+        yield failed(origin, error)
+      }
+    }
+    if (files === 0) yield failed(directory, "no .html, .htm or .xhtml files in this folder")
+  })
   return {
     describe: `${directory} (HTML files as ${base})`,
     estimate: asyncEstimate(async () => {
@@ -80,35 +108,7 @@ export const htmlDirectorySource = (directory: string, options: HtmlDirectoryOpt
       for await (const _ of htmlFiles(directory, new Set())) count++
       return count
     }),
-    items: asyncItems(directory, async function*(): AsyncGenerator<SourceItem> {
-      let files = 0
-      for await (const file of htmlFiles(directory, new Set())) {
-        files++
-        const origin = relative(directory, file)
-        try {
-          const link = fileLink(directory, file, base)
-          const generated = options.keepGenerated === true ? undefined : generatedPageKind(link)
-          if (generated !== undefined) {
-            yield skipped(origin, generatedPageReason(generated))
-            continue
-          }
-          const info = await stat(file)
-          if (info.size > maxBytes) {
-            yield skipped(origin, `larger than ${formatBytes(maxBytes)}`)
-            continue
-          }
-          const bytes = await readFile(file)
-          const binary = notHtml(bytes)
-          if (binary !== undefined) {
-            yield failed(origin, binary)
-            continue
-          }
-          yield documentItem(origin, htmlToDocument(decodeHtml(bytes), link))
-        } catch (error) {
-          yield failed(origin, error)
-        }
-      }
-      if (files === 0) yield failed(directory, "no .html, .htm or .xhtml files in this folder")
-    })
+    items: extractedInPlace(pages),
+    pages
   }
 }

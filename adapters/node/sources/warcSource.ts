@@ -17,16 +17,13 @@
  * is a valid, shorter archive and cannot be told from one.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs"
-import { createGunzip } from "node:zlib"
+import { createGunzip, type Gunzip } from "node:zlib"
 import { WARCParser, type WARCRecord } from "warcio"
-import { decodeHtml } from "../../../core/ingest/HtmlBytes.ts"
-import { htmlToDocument } from "../../../core/ingest/HtmlDocument.ts"
-import { type DocumentSource, documentItem, failed, formatBytes, type SourceItem, skipped } from "../../../core/ingest/DocumentSource.ts"
-import { withFallbackDate } from "../../../core/ingest/FallbackDate.ts"
+import { type DocumentSource, failed, formatBytes, type PageItem, type SourceItem, skipped } from "../../../core/ingest/DocumentSource.ts"
 import { generatedPageKind, generatedPageReason } from "../../../core/ingest/GeneratedPage.ts"
 import { notHtml } from "../../../core/ingest/NotHtml.ts"
 import { DEFAULT_MAX_FILE_BYTES } from "./htmlDirectorySource.ts"
-import { asyncItems } from "./asyncItems.ts"
+import { asyncItems, extractedInPlace } from "./asyncItems.ts"
 
 export interface WarcOptions {
   /** Payloads larger than this are skipped without being read into memory (default 10 MiB). */
@@ -72,6 +69,49 @@ interface ArchiveBytes extends AsyncIterable<Uint8Array> {
 }
 
 /**
+ * A gzip file's inflated bytes, every byte zlib produced handed out before the
+ * error that ends a cut or corrupt file. (A piped stream's async iterator drops
+ * what it had buffered when it errors, so how many records of a cut archive
+ * survived depended on how fast they were taken: a run extracting on worker
+ * threads kept fewer than a one-thread run.) One file chunk is inflated at a
+ * time, so memory stays bounded.
+ */
+async function* inflated(path: string, gunzip: Gunzip): AsyncGenerator<Uint8Array> {
+  const file = createReadStream(path)
+  const out: Array<Uint8Array> = []
+  let failure: Error | undefined
+  // Wakes whoever waits for a write or the end; a failed stream may never call a write's callback.
+  let wake = () => {}
+  gunzip.on("data", (chunk: Uint8Array) => out.push(chunk))
+  gunzip.on("error", (error) => {
+    failure ??= error
+    wake()
+  })
+  gunzip.on("end", () => wake())
+  const settled = (start: () => void) =>
+    new Promise<void>((done) => {
+      wake = done
+      if (failure === undefined) start()
+      else done()
+    })
+  try {
+    for await (const chunk of file) {
+      await settled(() => gunzip.write(chunk, () => wake()))
+      // An error is emitted after the write's callback: let it land before looking.
+      await new Promise((done) => setImmediate(done))
+      while (out.length > 0) yield out.shift()!
+      if (failure !== undefined) throw failure
+    }
+    await settled(() => gunzip.end())
+    while (out.length > 0) yield out.shift()!
+    if (failure !== undefined) throw failure
+  } finally {
+    file.destroy()
+    gunzip.destroy()
+  }
+}
+
+/**
  * The file's WARC bytes for warcio: inflated by zlib when gzipped (a cut or
  * corrupt member is an ArchiveDamage naming the byte), checked to start with a
  * WARC header. When a record is cut short, warcio's skip of it keeps asking for
@@ -86,11 +126,8 @@ const archiveBytes = (path: string, size: number): ArchiveBytes => {
     ended: () => ended,
     offset: () => offset,
     [Symbol.asyncIterator]: () => {
-      const file = createReadStream(path)
       const gunzip = gzipped ? createGunzip() : undefined
-      if (gunzip !== undefined) file.on("error", (error) => gunzip.destroy(error))
-      const input = gunzip === undefined ? file : file.pipe(gunzip)
-      const chunks = input[Symbol.asyncIterator]()
+      const chunks = (gunzip === undefined ? createReadStream(path) : inflated(path, gunzip))[Symbol.asyncIterator]()
       let readsPastEnd = 0
       let damage: ArchiveDamage | undefined
       let first = true
@@ -135,8 +172,7 @@ const archiveBytes = (path: string, size: number): ArchiveBytes => {
           return result
         },
         return: async (): Promise<IteratorResult<Uint8Array>> => {
-          await chunks.return?.()
-          file.destroy()
+          await chunks.return?.(undefined)
           return { done: true, value: undefined }
         }
       }
@@ -153,85 +189,82 @@ const missingBytes = (record: WARCRecord): number => {
 
 export const warcSource = (path: string, options: WarcOptions = {}): DocumentSource => {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES
-  return {
-    describe: `${path} (WARC)`,
-    items: asyncItems(path, async function*(): AsyncGenerator<SourceItem> {
-      const size = statSync(path).size
-      if (size === 0) {
-        yield failed(path, "the archive is empty (0 bytes)")
-        return
-      }
-      const bytes = archiveBytes(path, size)
-      const parser = new WARCParser(bytes)
-      let index = 0
-      let responses = 0
-      let last: WARCRecord | undefined
-      try {
-        for await (const record of parser) {
-          index++
-          last = record
-          const protocol = record.warcHeaders.protocol ?? ""
-          if (!protocol.startsWith("WARC/")) {
-            throw new ArchiveDamage(
-              bytes.ended() && "WARC/1.0".startsWith(protocol.slice(0, 8))
-                ? `the archive ends in the middle of a record header (truncated at byte ${size})`
-                : `unreadable data where record ${index} should start (near byte ${bytes.offset()} of the WARC data)`
-            )
-          }
-          if (record.warcHeaders.headers.get("content-length") === null || record.warcHeaders.headers.get("content-length") === undefined) {
-            // Content-Length is mandatory (WARC 1.1, 5.3): without it the header was cut or the record is not WARC.
-            throw new ArchiveDamage(
-              bytes.ended()
-                ? `the archive ends in the middle of a record header (truncated at byte ${size})`
-                : `record ${index} has no Content-Length header (near byte ${bytes.offset()} of the WARC data)`
-            )
-          }
-          if (record.warcType !== "response") continue
-          responses++
-          const url = record.warcTargetURI ?? ""
-          const origin = url || `record ${index}`
-          try {
-            const reason = notHtmlPage(record)
-            if (reason !== undefined) {
-              yield skipped(origin, reason)
-              continue
-            }
-            const generated = options.keepGenerated === true ? undefined : generatedPageKind(url)
-            if (generated !== undefined) {
-              yield skipped(origin, generatedPageReason(generated))
-              continue
-            }
-            if (record.warcContentLength > maxBytes) {
-              yield skipped(origin, `larger than ${formatBytes(maxBytes)}`)
-              continue
-            }
-            const payload = await record.readFully(true)
-            if (bytes.ended() && missingBytes(record) > 0) {
-              throw new ArchiveDamage(`the archive ends in the middle of a record (truncated at byte ${size}, ${missingBytes(record)} bytes of ${origin} missing)`)
-            }
-            const contentType = record.httpHeaders?.headers.get("content-type") ?? undefined
-            const binary = notHtml(payload, contentType)
-            if (binary !== undefined) {
-              yield failed(origin, binary)
-              continue
-            }
-            const document = htmlToDocument(decodeHtml(payload, contentType), url)
-            const lastModified = record.httpHeaders?.headers.get("last-modified")
-            yield documentItem(origin, withFallbackDate(document, [lastModified, record.warcDate]))
-          } catch (error) {
-            if (error instanceof ArchiveDamage) throw error
-            yield failed(origin, error)
-          }
+  const pages = asyncItems(path, async function*(): AsyncGenerator<SourceItem | PageItem> {
+    const size = statSync(path).size
+    if (size === 0) {
+      yield failed(path, "the archive is empty (0 bytes)")
+      return
+    }
+    const bytes = archiveBytes(path, size)
+    const parser = new WARCParser(bytes)
+    let index = 0
+    let responses = 0
+    let last: WARCRecord | undefined
+    try {
+      for await (const record of parser) {
+        index++
+        last = record
+        const protocol = record.warcHeaders.protocol ?? ""
+        if (!protocol.startsWith("WARC/")) {
+          throw new ArchiveDamage(
+            bytes.ended() && "WARC/1.0".startsWith(protocol.slice(0, 8))
+              ? `the archive ends in the middle of a record header (truncated at byte ${size})`
+              : `unreadable data where record ${index} should start (near byte ${bytes.offset()} of the WARC data)`
+          )
         }
-        // The last record was skipped to its end when the parser looked for another: bytes it lacked mean a cut.
-        if (last !== undefined && bytes.ended() && missingBytes(last) > 0) {
-          throw new ArchiveDamage(`the archive ends in the middle of a record (truncated at byte ${size}, ${missingBytes(last)} bytes of record ${index} missing)`)
+        if (record.warcHeaders.headers.get("content-length") === null || record.warcHeaders.headers.get("content-length") === undefined) {
+          // Content-Length is mandatory (WARC 1.1, 5.3): without it the header was cut or the record is not WARC.
+          throw new ArchiveDamage(
+            bytes.ended()
+              ? `the archive ends in the middle of a record header (truncated at byte ${size})`
+              : `record ${index} has no Content-Length header (near byte ${bytes.offset()} of the WARC data)`
+          )
         }
-        if (responses === 0) yield failed(path, index === 0 ? "no WARC records in the archive" : "no response records (pages) in the archive")
-      } catch (error) {
-        // A truncated or corrupt file ends the file, not the run; what was read is kept.
-        yield failed(`${path} after record ${index}`, error)
+        if (record.warcType !== "response") continue
+        responses++
+        const url = record.warcTargetURI ?? ""
+        const origin = url || `record ${index}`
+        try {
+          const reason = notHtmlPage(record)
+          if (reason !== undefined) {
+            yield skipped(origin, reason)
+            continue
+          }
+          const generated = options.keepGenerated === true ? undefined : generatedPageKind(url)
+          if (generated !== undefined) {
+            yield skipped(origin, generatedPageReason(generated))
+            continue
+          }
+          if (record.warcContentLength > maxBytes) {
+            yield skipped(origin, `larger than ${formatBytes(maxBytes)}`)
+            continue
+          }
+          const payload = await record.readFully(true)
+          if (bytes.ended() && missingBytes(record) > 0) {
+            throw new ArchiveDamage(`the archive ends in the middle of a record (truncated at byte ${size}, ${missingBytes(record)} bytes of ${origin} missing)`)
+          }
+          const contentType = record.httpHeaders?.headers.get("content-type") ?? undefined
+          const binary = notHtml(payload, contentType)
+          if (binary !== undefined) {
+            yield failed(origin, binary)
+            continue
+          }
+          const lastModified = record.httpHeaders?.headers.get("last-modified")
+          yield { _tag: "Page", origin, page: { bytes: payload, url, contentType, fallbackDates: [lastModified, record.warcDate] } }
+        } catch (error) {
+          if (error instanceof ArchiveDamage) throw error
+          yield failed(origin, error)
+        }
       }
-    })
-  }
+      // The last record was skipped to its end when the parser looked for another: bytes it lacked mean a cut.
+      if (last !== undefined && bytes.ended() && missingBytes(last) > 0) {
+        throw new ArchiveDamage(`the archive ends in the middle of a record (truncated at byte ${size}, ${missingBytes(last)} bytes of record ${index} missing)`)
+      }
+      if (responses === 0) yield failed(path, index === 0 ? "no WARC records in the archive" : "no response records (pages) in the archive")
+    } catch (error) {
+      // A truncated or corrupt file ends the file, not the run; what was read is kept.
+      yield failed(`${path} after record ${index}`, error)
+    }
+  })
+  return { describe: `${path} (WARC)`, items: extractedInPlace(pages), pages }
 }

@@ -1,0 +1,141 @@
+/**
+ * Page extraction on every core (issue 13): a small pool of worker threads
+ * running core/ingest/RawPage.ts's extractRawPage, as the PageExtractor the
+ * read loop (core/ingest/IndexRun.ts) takes. The loop keeps `concurrency`
+ * pages in flight (`depth` per worker, so a worker always has the next page
+ * waiting while the main thread takes answers back) and restores their order
+ * itself, so the snapshot is the same bytes as a one-thread run.
+ *
+ * The pool lives in a Scope: closing it (the run ends, fails or is
+ * interrupted, e.g. by Ctrl-C) terminates every worker at once, mid-page.
+ * A worker that dies (out of memory on a monstrous page, a crash) fails the
+ * page it was working on with the reason; the pages queued behind it go to
+ * a fresh worker. Past a few deaths the pool stops spawning and extracts the
+ * remaining pages on the main thread, so a run always finishes.
+ */
+import { availableParallelism } from "node:os"
+import { Worker } from "node:worker_threads"
+import { Effect, type Scope } from "effect"
+import { failed, type SourceItem } from "../../core/ingest/DocumentSource.ts"
+import { extractRawPage, type PageExtractor, type RawPage } from "../../core/ingest/RawPage.ts"
+import type { ExtractRequest } from "./extractWorker.ts"
+
+export interface ExtractPoolOptions {
+  /** Worker threads; all cores by default. */
+  readonly workers?: number | undefined
+  /** Pages in flight per worker (default 4). */
+  readonly depth?: number | undefined
+  /** Sees every worker the pool starts (tests watch them exit). */
+  readonly onWorker?: ((worker: Worker) => void) | undefined
+}
+
+/** Worker threads to use when --workers is not given: one per core the process may use. */
+export const defaultWorkers = (): number => availableParallelism()
+
+// The worker file next to this one: .ts when run from source, .js in the built package.
+const workerUrl = new URL(`./extractWorker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url)
+
+interface Pending {
+  readonly request: ExtractRequest
+  readonly resume: (item: SourceItem) => void
+}
+
+interface Slot {
+  worker: Worker
+  /** Sent to this worker and not answered yet, oldest first (a worker answers in order). */
+  readonly pending: Map<number, Pending>
+}
+
+const DEFAULT_DEPTH = 4
+
+class Pool {
+  private readonly slots: Array<Slot> = []
+  private nextId = 0
+  private deaths = 0
+  private readonly dead = new WeakSet<Worker>()
+  private closed = false
+
+  private readonly size: number
+  private readonly onWorker: ExtractPoolOptions["onWorker"]
+
+  constructor(size: number, onWorker: ExtractPoolOptions["onWorker"]) {
+    this.size = size
+    this.onWorker = onWorker
+    for (let i = 0; i < size; i++) this.slots.push({ worker: this.spawn(i), pending: new Map() })
+  }
+
+  private spawn(index: number): Worker {
+    const worker = new Worker(workerUrl, { name: `periscope-extract-${index}` })
+    worker.on("message", (answer: { id: number; item: SourceItem }) => {
+      const slot = this.slots[index]
+      const entry = slot?.pending.get(answer.id)
+      if (slot === undefined || entry === undefined) return
+      slot.pending.delete(answer.id)
+      entry.resume(answer.item)
+    })
+    worker.on("error", (error: unknown) => this.died(index, worker, error instanceof Error ? error.message : String(error)))
+    worker.on("exit", (code) => this.died(index, worker, `exited with code ${code}`))
+    this.onWorker?.(worker)
+    return worker
+  }
+
+  /** The page in work fails with the reason; the pages queued behind it go elsewhere. */
+  private died(index: number, worker: Worker, reason: string): void {
+    if (this.closed || this.dead.has(worker)) return
+    this.dead.add(worker)
+    this.deaths++
+    const slot = this.slots[index]!
+    const queued = [...slot.pending.values()]
+    slot.pending.clear()
+    if (!this.tooManyDeaths()) slot.worker = this.spawn(index)
+    const crashed = queued.shift()
+    crashed?.resume(failed(crashed.request.origin, `the extraction worker stopped on this page (${reason})`))
+    for (const entry of queued) this.send(entry)
+  }
+
+  private tooManyDeaths(): boolean {
+    return this.deaths > this.size * 2
+  }
+
+  private send(entry: Pending): void {
+    let best: Slot | undefined
+    for (const slot of this.slots) {
+      if (!this.dead.has(slot.worker) && (best === undefined || slot.pending.size < best.pending.size)) best = slot
+    }
+    // No worker left (too many deaths): the main thread extracts what is left.
+    if (best === undefined || this.tooManyDeaths()) {
+      entry.resume(extractRawPage(entry.request.origin, entry.request.page))
+      return
+    }
+    best.pending.set(entry.request.id, entry)
+    best.worker.postMessage(entry.request)
+  }
+
+  readonly extract = (origin: string, page: RawPage): Effect.Effect<SourceItem> =>
+    Effect.callback<SourceItem>((resume) => {
+      const request: ExtractRequest = { id: this.nextId++, origin, page }
+      this.send({ request, resume: (item) => resume(Effect.succeed(item)) })
+      // Interrupted: the answer, when it comes, is dropped.
+      return Effect.sync(() => {
+        for (const slot of this.slots) slot.pending.delete(request.id)
+      })
+    })
+
+  close(): Promise<unknown> {
+    this.closed = true
+    return Promise.all(this.slots.map((slot) => slot.worker.terminate()))
+  }
+}
+
+/**
+ * A PageExtractor on `workers` threads, for as long as the scope is open.
+ * Give runIndex no extractor for one thread: that is the same work without a pool.
+ */
+export const extractPool = (options: ExtractPoolOptions = {}): Effect.Effect<PageExtractor, never, Scope.Scope> => {
+  const workers = Math.max(1, Math.floor(options.workers ?? defaultWorkers()))
+  const depth = Math.max(1, Math.floor(options.depth ?? DEFAULT_DEPTH))
+  return Effect.acquireRelease(
+    Effect.sync(() => new Pool(workers, options.onWorker)),
+    (pool) => Effect.promise(() => pool.close())
+  ).pipe(Effect.map((pool): PageExtractor => ({ concurrency: workers * depth, extract: pool.extract })))
+}

@@ -119,6 +119,9 @@ const program = Effect.gen(function*() {
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS
   })
+  // Node enforces headersTimeout and requestTimeout only when it checks its connections, every 30 s by
+  // default: a slowloris connection then lived up to 45 s instead of 15 (test/fault/slowloris.test.ts).
+  Object.assign(httpServer, { connectionsCheckingInterval: 1_000 }) // read when the server starts listening; not in the types
   const server = HttpRouter.serve(PeriscopeRoutes, { disableLogger: !settings.logRequests, disableListenLog: true }).pipe(
     Layer.provide(Layer.succeedContext(context)),
     Layer.provide(Layer.succeed(ServerLifecycle, { streamsEnd: Deferred.await(streamsEnd) })),

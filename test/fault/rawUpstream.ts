@@ -14,6 +14,8 @@ export type RawBehaviour =
   | "stream-stalls" // an SSE stream: two events, then nothing
   | "reset" // destroys the connection as soon as the request is in
   | "garbage" // bytes that are not HTTP, then close
+  | "stream-then-reset" // an SSE stream: two events, then a reset
+  | "stream-then-garbage" // an SSE stream: two events, then bytes that are neither SSE nor chunked framing, then close
 
 export interface RawUpstream {
   readonly url: string
@@ -55,11 +57,15 @@ export const startRawUpstream = async (behaviour: RawBehaviour | ((index: number
           socket.write("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n{\"id\":\"x\",\"choices\":[{\"index\":0,")
           return
         case "stream-stalls":
+        case "stream-then-reset":
+        case "stream-then-garbage":
           socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
           for (const text of ["Hello", " there"]) {
             const event = chunk(text)
             socket.write(`${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n`)
           }
+          if (mode === "stream-then-reset") setTimeout(() => socket.resetAndDestroy(), 20)
+          if (mode === "stream-then-garbage") setTimeout(() => socket.end("zz\r\n\x00\xff{not sse\r\n"), 20)
           return
         case "reset":
           socket.resetAndDestroy()

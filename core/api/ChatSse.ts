@@ -7,6 +7,7 @@
  */
 import { Cause, Duration, Effect, Stream } from "effect"
 import type { ChatChunk, ChatCompletionChunk, ChunkChoice, GroundingReport, SearchResultItem, Usage } from "../chat/ChatCompletion.ts"
+import { mapArrays } from "../chat/ArrayStreams.ts"
 import { type ApiError, toChatErrorBody } from "./ApiError.ts"
 
 export interface StreamMeta {
@@ -114,29 +115,28 @@ export const sequenceChunks = <E>(
   Stream.suspend(() => {
     const sequencer = new ChunkSequencer(meta)
     const asEvents = (out: Array<ChatCompletionChunk>): Array<SequencedEvent> => out.map((chunk) => ({ _tag: "Chunk", chunk }))
-    return chunks.pipe(
-      Stream.map((chunk) => {
-        const out: Array<ChatCompletionChunk> = []
-        sequencer.push(chunk, out)
-        return asEvents(out)
-      }),
-      Stream.concat(Stream.sync(() => {
+    // One step per pulled array of chunks (core/chat/ArrayStreams.ts).
+    return mapArrays(chunks, (array) => {
+      const out: Array<ChatCompletionChunk> = []
+      for (let i = 0; i < array.length; i++) sequencer.push(array[i]!, out)
+      return asEvents(out)
+    }).pipe(
+      Stream.concat(Stream.suspend(() => {
         const out: Array<ChatCompletionChunk> = []
         sequencer.end(out)
-        return asEvents(out)
+        return Stream.fromArray(asEvents(out))
       })),
-      Stream.catchCause((cause): Stream.Stream<Array<SequencedEvent>> => {
+      Stream.catchCause((cause): Stream.Stream<SequencedEvent> => {
         if (Cause.hasInterruptsOnly(cause)) return Stream.failCause(cause as Cause.Cause<never>)
         const failure = Cause.findErrorOption(cause)
         const out: Array<ChatCompletionChunk> = []
         sequencer.flush(out)
-        if (failure._tag === "Some") return Stream.succeed([...asEvents(out), { _tag: "Error", error: toApiError(failure.value) }])
+        if (failure._tag === "Some") return Stream.fromArray([...asEvents(out), { _tag: "Error", error: toApiError(failure.value) }])
         // A defect: logged here, shown to the caller only as an internal error.
-        return Stream.fromEffect(
-          Effect.as(Effect.logError("chat stream failed", cause), [...asEvents(out), { _tag: "Error", error: onDefect(cause) }])
+        return Stream.fromIterableEffect(
+          Effect.as(Effect.logError("chat stream failed", cause), [...asEvents(out), { _tag: "Error" as const, error: onDefect(cause) }])
         )
-      }),
-      Stream.flattenIterable
+      })
     )
   })
 
@@ -156,10 +156,15 @@ export const sseBody = (events: Stream.Stream<SequencedEvent>, keepAlive: Durati
   Stream.suspend(() => {
     let lastWrite = Date.now()
     const keepAliveMs = Duration.toMillis(Duration.fromInputUnsafe(keepAlive))
+    // The events of one pulled array are framed into one string: one write on the socket, not one per event.
     const framed = events.pipe(
-      Stream.map(frame),
-      Stream.concat(Stream.succeed(DONE_EVENT)),
-      Stream.tap(() => Effect.sync(() => { lastWrite = Date.now() }))
+      Stream.mapArray((array) => {
+        let text = ""
+        for (let i = 0; i < array.length; i++) text += frame(array[i]!)
+        lastWrite = Date.now()
+        return [text] as const
+      }),
+      Stream.concat(Stream.succeed(DONE_EVENT))
     )
     // Ticks at half the interval; a comment goes out only after a real silence.
     const keepAlives = Stream.tick(Duration.millis(Math.max(1, keepAliveMs / 2))).pipe(

@@ -18,6 +18,12 @@ import { RequestPrincipal } from "./RequestPrincipal.ts"
 
 const window = Duration.minutes(1)
 
+/**
+ * The span of every check, without a captured stack trace: capturing one (an Error per request)
+ * cost about 2% of a chat request's CPU in the in-process profile.
+ */
+const inCheckSpan = Effect.withSpan("RateLimits.check", undefined, { captureStackTrace: false })
+
 const rejections = Metric.counter("periscope_rate_limit_rejections_total", {
   description: "Requests refused by a rate limit (reason: rate_limited, or limiter_unavailable when Redis is down and limits fail closed)",
   incremental: true
@@ -78,7 +84,7 @@ export class RateLimits extends Context.Service<RateLimits, {
             Effect.asVoid,
             Effect.mapError(({ reason }) => reason._tag === "RateLimitExceeded" ? exceeded(principal, reason.retryAfter) : unavailable),
             (effect) => counted(principal, effect),
-            Effect.withSpan("RateLimits.check")
+            inCheckSpan
           )
       }))
   ).pipe(Layer.provide(RateLimiter.layer))
@@ -132,7 +138,7 @@ export class RateLimits extends Context.Service<RateLimits, {
                 }
               }),
               (effect) => counted(principal, effect),
-              Effect.withSpan("RateLimits.check")
+              inCheckSpan
             )
         })
       })

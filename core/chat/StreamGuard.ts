@@ -77,6 +77,12 @@ export class StreamGuard {
   }
 
   push(chunk: ChatChunk): Effect.Effect<Array<ChatChunk>, ChatModelError> {
+    const out = this.step(chunk)
+    return Effect.isEffect(out) ? out : Effect.succeed(out)
+  }
+
+  /** The chunks for one backend chunk: at once, or an Effect when a choice finishes (its output is settled). */
+  step(chunk: ChatChunk): Array<ChatChunk> | Effect.Effect<Array<ChatChunk>, ChatModelError> {
     if (chunk.usage !== undefined) {
       this.usages.push(chunk.usage)
       this.sawUsage = true
@@ -111,7 +117,7 @@ export class StreamGuard {
       else if (choice.finish_reason !== null) finishes.push([choice.index, choice.finish_reason])
     }
     if (choices.length > 0) out.push({ choices })
-    if (finishes.length === 0) return Effect.succeed(out)
+    if (finishes.length === 0) return out
     return Effect.map(Effect.forEach(finishes, ([index, reason]) => this.finish(index, reason)), (ends) => [...out, ...ends.flat()])
   }
 

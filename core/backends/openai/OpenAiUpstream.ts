@@ -40,7 +40,21 @@ interface Failure {
   readonly retryAfterSeconds?: number | undefined
 }
 
-const completionsUrl = (baseUrl: string): string => `${baseUrl.replace(/\/+$/, "")}/chat/completions`
+/** Span options of the per-request spans: no stack trace captured (an Error per call). */
+const noStackTrace = { captureStackTrace: false } as const
+
+/** The chat URL of a base URL and whether it parses, worked out once per base URL (targets are few and fixed). */
+const urls = new Map<string, { readonly url: string; readonly valid: boolean }>()
+const urlOf = (baseUrl: string) => {
+  let known = urls.get(baseUrl)
+  if (known === undefined) {
+    const url = `${baseUrl.replace(/\/+$/, "")}/chat/completions`
+    known = { url, valid: URL.canParse(url) }
+    if (urls.size < 1024) urls.set(baseUrl, known)
+  }
+  return known
+}
+const completionsUrl = (baseUrl: string): string => urlOf(baseUrl).url
 
 /**
  * What a 404 on the chat path means, for the operator: the URL asked (no
@@ -204,7 +218,7 @@ export const make = Effect.gen(function*() {
     })
 
   const validUrl = (target: UpstreamTarget): Effect.Effect<void, UpstreamError> =>
-    URL.canParse(completionsUrl(target.baseUrl))
+    urlOf(target.baseUrl).valid
       ? Effect.void
       : Effect.fail(fail(target, { kind: "connect", beforeFirstByte: true, message: "the upstream base URL is not a valid URL" }))
 
@@ -242,7 +256,11 @@ export const make = Effect.gen(function*() {
       })
   )
 
-  const complete = Effect.fn("OpenAiUpstream.complete")(
+  // Spans without Effect.fn: its call-site and span stack captures are two Errors per request.
+  const complete = (target: UpstreamTarget, request: ChatRequest): Effect.Effect<ChatResult, UpstreamError> =>
+    Effect.withSpan(completeTraced(target, request), "OpenAiUpstream.complete", noStackTrace)
+
+  const completeTraced = Effect.fnUntraced(
     function*(target: UpstreamTarget, request: ChatRequest): Effect.fn.Return<ChatResult, UpstreamError> {
       yield* validUrl(target)
       const deadline = (yield* Clock.currentTimeMillis) + target.timeouts.totalMs
@@ -366,7 +384,9 @@ export const make = Effect.gen(function*() {
   })
 
   /** Until the first chunks are in: connect, retries and first token (the span ends there, nothing per chunk). */
-  const open = Effect.fn("OpenAiUpstream.stream")(function*(target: UpstreamTarget, request: ChatRequest) {
+  const open = (target: UpstreamTarget, request: ChatRequest) => Effect.withSpan(openUntraced(target, request), "OpenAiUpstream.stream", noStackTrace)
+
+  const openUntraced = Effect.fnUntraced(function*(target: UpstreamTarget, request: ChatRequest) {
     yield* validUrl(target)
     const streamScope = yield* Effect.scope
     const { totalMs } = target.timeouts

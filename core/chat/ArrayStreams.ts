@@ -1,0 +1,65 @@
+/**
+ * Per-chunk stream steps that work on the arrays a stream pulls, not element
+ * by element: `Stream.flattenIterable` is a flatMap (a stream built per
+ * element) and `Stream.mapEffect` runs an Effect per element; on a chat
+ * stream that was most of the gateway's cost per chunk. One array in, one
+ * array out also keeps the chunks of one upstream read in one socket write.
+ */
+import { Cause, Effect, Stream } from "effect"
+import type { NonEmptyReadonlyArray } from "effect/Array"
+import type * as Pull from "effect/Pull"
+
+/** Each pulled array mapped to any number of elements; an array that maps to none pulls the next one. */
+export const mapArrays = <A, E, R, B>(
+  self: Stream.Stream<A, E, R>,
+  f: (array: NonEmptyReadonlyArray<A>) => ReadonlyArray<B>
+): Stream.Stream<B, E, R> =>
+  Stream.transformPull(self, (pull) => {
+    const next: Pull.Pull<NonEmptyReadonlyArray<B>, E> = Effect.flatMap(pull, (array) => {
+      const out = f(array)
+      return out.length > 0 ? Effect.succeed(out as NonEmptyReadonlyArray<B>) : next
+    })
+    return Effect.succeed(next)
+  })
+
+/**
+ * Each element through `step`, whose answer is usually ready at once (an
+ * array) and sometimes an Effect; the outputs of one pulled array go out as
+ * one array. After an element for which `stop()` holds, nothing more is
+ * pulled and the stream ends (as Stream.takeUntil does).
+ */
+export const stepArrays = <A, E, R, B, E2>(
+  self: Stream.Stream<A, E, R>,
+  step: (element: A) => ReadonlyArray<B> | Effect.Effect<ReadonlyArray<B>, E2>,
+  stop: () => boolean
+): Stream.Stream<B, E | E2, R> =>
+  Stream.transformPull(self, (pull) => {
+    let done = false
+    const from = (array: NonEmptyReadonlyArray<A>, start: number, out: Array<B>): Pull.Pull<NonEmptyReadonlyArray<B>, E | E2> => {
+      for (let i = start; i < array.length; i++) {
+        const result = step(array[i]!)
+        if (Effect.isEffect(result)) {
+          return Effect.flatMap(result, (later) => {
+            for (let j = 0; j < later.length; j++) out.push(later[j]!)
+            if (stop()) {
+              done = true
+              return emit(out)
+            }
+            return from(array, i + 1, out)
+          })
+        }
+        for (let j = 0; j < result.length; j++) out.push(result[j]!)
+        if (stop()) {
+          done = true
+          break
+        }
+      }
+      return emit(out)
+    }
+    const emit = (out: Array<B>): Pull.Pull<NonEmptyReadonlyArray<B>, E | E2> =>
+      out.length > 0 ? Effect.succeed(out as unknown as NonEmptyReadonlyArray<B>) : next
+    const next: Pull.Pull<NonEmptyReadonlyArray<B>, E | E2> = Effect.suspend(() =>
+      done ? Cause.done() : Effect.flatMap(pull, (array) => from(array, 0, []))
+    )
+    return Effect.succeed(next)
+  })

@@ -3,19 +3,24 @@
  * server doing the same work, in one run: webSearch on the fixture backend
  * and non-streaming chat on the scripted backend.
  *
- *   node test/bench/http.ts [--seconds 10] [--connections 32]
+ *   node test/bench/http.ts [--seconds 10] [--connections 32] [--rounds 3] [--only all|http|observability|limiter]
  *
  * Periscope runs the Node adapter's server (the full route stack) over the
  * fixture and scripted backends; the bare server does the same backend work.
  * Each server runs in its own process; autocannon drives it from this one.
  * Two cores: compare the ratio column, not absolute numbers.
  *
- * Then two side-by-side runs on webSearch (test/bench/support/stateBenchServer.ts):
- * metrics and tracing off, then on (Prometheus metrics, access-log-free, OTLP
- * traces to a loopback collector stand-in); and the rate limiter in memory, then
- * in Redis (a redis-server started here; skipped with a note when it is absent).
+ * Then side-by-side runs on webSearch (test/bench/support/stateBenchServer.ts):
+ * metrics and tracing off; metrics on; metrics and OTLP traces to a loopback
+ * collector stand-in at the default sample ratio, then with every request traced
+ * (access log off throughout); and the rate limiter in memory, then in Redis (a
+ * redis-server started here; skipped with a note when it is absent). These run
+ * in rotating rounds and report each configuration's median round, and the
+ * server's CPU time per request (from /proc): on a shared machine req/s moves
+ * with the neighbours' load, CPU per request much less.
  */
 import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import autocannon from "autocannon"
@@ -23,9 +28,14 @@ import { startCollector } from "../observability/collector.ts"
 import { redisServerPath, startRedis } from "../store/redisServer.ts"
 import { freePort } from "../support/servers.ts"
 
-const { values } = parseArgs({ options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" } } })
+const { values } = parseArgs({
+  options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" }, rounds: { type: "string", default: "3" }, only: { type: "string", default: "all" } }
+})
+const only = values.only
+if (!["all", "http", "observability", "limiter"].includes(only)) throw new Error(`--only must be all, http, observability or limiter; got ${only}`)
 const seconds = Number(values.seconds)
 const connections = Number(values.connections)
+const rounds = Number(values.rounds)
 const root = resolve(import.meta.dirname, "../..")
 const KEY = "bench-key"
 
@@ -43,7 +53,7 @@ const start = async (name: string, args: Array<string>, env: Record<string, stri
   for (let i = 0; i < 200; i++) {
     try {
       await fetch(url + "/api/search/webSearch", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: "{\"keywords\":\"x\"}" })
-      return { name, url, stop: () => child.kill("SIGTERM") }
+      return { name, url, pid: child.pid!, stop: () => child.kill("SIGTERM") }
     } catch {
       await new Promise((r) => setTimeout(r, 100))
     }
@@ -71,12 +81,13 @@ const load = (url: string, path: string, body: string, duration: number) =>
       duration
     }, (error, result) => (error ? fail(error) : done(result))))
 
+console.log(`HTTP bench: ${connections} connections, ${seconds} s per run, ${process.version}, ${(await import("node:os")).cpus().length} cores\n`)
+if (only === "all" || only === "http") {
 const servers = [
   await start("bare node:http", ["test/bench/support/bareHttpServer.ts", "$PORT"], {}),
   await start("Periscope (Node)", ["test/bench/support/periscopeBenchServer.ts", "$PORT", KEY], {})
 ]
 
-console.log(`HTTP bench: ${connections} connections, ${seconds} s per run, ${process.version}, ${(await import("node:os")).cpus().length} cores\n`)
 const rows: Array<Array<string>> = []
 for (const endpoint of endpoints) {
   let bareRps = 0
@@ -97,55 +108,110 @@ const line = (cells: Array<string>) => cells.map((c, i) => (i < 2 ? c.padEnd(wid
 console.log(line(header))
 console.log(widths.map((w) => "-".repeat(w)).join("  "))
 for (const row of rows) console.log(line(row))
+}
 
 // --- shared state and observability, side by side ---------------------------------------
 
 const search = endpoints[0]!
-const measure = async (name: string, config: unknown) => {
-  const server = await start(name, ["test/bench/support/stateBenchServer.ts", "$PORT", KEY], { BENCH_CONFIG: JSON.stringify(config) })
+interface Measured {
+  readonly name: string
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  /** CPU time the server process spent per answered request, in microseconds. */
+  readonly cpuUs: number
+}
+
+/** User + system CPU time of a process so far, in microseconds (Linux /proc; NaN elsewhere). */
+const cpuTimeUs = (pid: number): number => {
   try {
-    await load(server.url, search.path, search.body, 2) // warm-up
-    const result = await load(server.url, search.path, search.body, seconds)
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
-    return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 }
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
+    // After the command: state is field 3, utime 14 and stime 15 (1-based), in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
+/**
+ * Each configuration in its own server process, all started at once; then `rounds` rounds, each
+ * driving every server in turn (the order rotating), and per server the round with the median
+ * req/s. On a shared two-core machine one run of a few seconds varies by 20-30%; rotating and
+ * taking the median keeps a neighbour's burst from landing on one configuration only.
+ */
+const measureAll = async (runs: ReadonlyArray<{ readonly name: string; readonly config: unknown }>, rounds: number): Promise<Array<Measured>> => {
+  const servers = await Promise.all(runs.map((run) => start(run.name, ["test/bench/support/stateBenchServer.ts", "$PORT", KEY], { BENCH_CONFIG: JSON.stringify(run.config) })))
+  try {
+    for (const server of servers) await load(server.url, search.path, search.body, 2) // warm-up
+    const results: Array<Array<Measured>> = servers.map(() => [])
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < servers.length; k++) {
+        const i = (k + round) % servers.length
+        const server = servers[i]!
+        const cpuBefore = cpuTimeUs(server.pid)
+        const result = await load(server.url, search.path, search.body, seconds)
+        const cpuUs = (cpuTimeUs(server.pid) - cpuBefore) / result.requests.total
+        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+        results[i]!.push({ name: server.name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs })
+      }
+    }
+    const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    return results.map((rs) => {
+      const byRps = [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)]!
+      return { ...byRps, cpuUs: median(rs.map((r) => r.cpuUs)) }
+    })
   } finally {
-    server.stop()
+    for (const server of servers) server.stop()
   }
 }
 
 const pairs: Array<Array<string>> = []
-const side = (a: Awaited<ReturnType<typeof measure>>, b: Awaited<ReturnType<typeof measure>>) => {
-  pairs.push([a.name, a.rps.toFixed(0), a.p50.toFixed(2), a.p99.toFixed(2), "1.00"])
-  pairs.push([b.name, b.rps.toFixed(0), b.p50.toFixed(2), b.p99.toFixed(2), (b.rps / a.rps).toFixed(3)])
-}
-
-const collector = await startCollector()
-const off = await measure("metrics + tracing off", { observability: { metrics: { enabled: false } } })
-const on = await measure("metrics + tracing on", { observability: { otlpEndpoint: collector.url } })
-side(off, on)
-const spansReceived = collector.spans.length
-await collector.close()
-
-let redisNote = ""
-if (redisServerPath() === undefined) {
-  redisNote = "redis-server is not installed: the Redis limiter run was skipped"
-} else {
-  const redis = await startRedis()
-  try {
-    const memory = await measure("limiter in memory (metrics on)", {})
-    const shared = await measure("limiter in Redis", { store: { redisUrl: redis.url } })
-    side(memory, shared)
-  } finally {
-    await redis.stop()
+const side = (a: Measured, ...others: Array<Measured>) => {
+  pairs.push([a.name, a.rps.toFixed(0), a.p50.toFixed(2), a.p99.toFixed(2), "1.00", a.cpuUs.toFixed(0), "1.00"])
+  for (const b of others) {
+    pairs.push([b.name, b.rps.toFixed(0), b.p50.toFixed(2), b.p99.toFixed(2), (b.rps / a.rps).toFixed(3), b.cpuUs.toFixed(0), (a.cpuUs / b.cpuUs).toFixed(3)])
   }
 }
 
-console.log(`\nwebSearch, side by side (ratio: req/s against the first row of each pair)`)
-const header2 = ["run", "req/s", "p50 ms", "p99 ms", "ratio"]
-const widths2 = header2.map((h, i) => Math.max(h.length, ...pairs.map((r) => r[i]!.length)))
-const line2 = (cells: Array<string>) => cells.map((c, i) => (i === 0 ? c.padEnd(widths2[i]!) : c.padStart(widths2[i]!))).join("  ")
-console.log(line2(header2))
-console.log(widths2.map((w) => "-".repeat(w)).join("  "))
-for (const row of pairs) console.log(line2(row))
-console.log(`(the collector received ${spansReceived} spans during the tracing run)`)
-if (redisNote !== "") console.log(redisNote)
+const notes: Array<string> = []
+if (only === "all" || only === "observability") {
+  // Tracing on at the default sample ratio, then with every request traced (the cost a collector pays for seeing all).
+  const collector = await startCollector()
+  const [off, metricsOnly, sampled, full] = await measureAll([
+    { name: "metrics + tracing off", config: { observability: { metrics: { enabled: false } } } },
+    { name: "metrics on, tracing off", config: {} },
+    { name: "metrics + tracing on (default ratio)", config: { observability: { otlpEndpoint: collector.url } } },
+    { name: "metrics + tracing on (every request)", config: { observability: { otlpEndpoint: collector.url, traceSampleRatio: 1 } } }
+  ], rounds)
+  side(off!, metricsOnly!, sampled!, full!)
+  notes.push(`(median of ${rounds} rotating rounds; the collector received ${collector.spans.length} spans, from the two tracing servers)`)
+  await collector.close()
+}
+
+if (only === "all" || only === "limiter") {
+  if (redisServerPath() === undefined) {
+    notes.push("redis-server is not installed: the Redis limiter run was skipped")
+  } else {
+    const redis = await startRedis()
+    try {
+      const [memory, shared] = await measureAll([
+        { name: "limiter in memory (metrics on)", config: {} },
+        { name: "limiter in Redis", config: { store: { redisUrl: redis.url } } }
+      ], rounds)
+      side(memory!, shared!)
+    } finally {
+      await redis.stop()
+    }
+  }
+}
+
+if (pairs.length > 0) {
+  console.log(`\nwebSearch, side by side (ratios against the first row of each group; CPU ratio: the throughput the server's CPU time per request allows)`)
+  const header2 = ["run", "req/s", "p50 ms", "p99 ms", "ratio", "CPU us/req", "CPU ratio"]
+  const widths2 = header2.map((h, i) => Math.max(h.length, ...pairs.map((r) => r[i]!.length)))
+  const line2 = (cells: Array<string>) => cells.map((c, i) => (i === 0 ? c.padEnd(widths2[i]!) : c.padStart(widths2[i]!))).join("  ")
+  console.log(line2(header2))
+  console.log(widths2.map((w) => "-".repeat(w)).join("  "))
+  for (const row of pairs) console.log(line2(row))
+}
+for (const note of notes) console.log(note)

@@ -23,7 +23,7 @@ import type { ExtractRequest } from "./extractWorker.ts"
 export interface ExtractPoolOptions {
   /** Worker threads; all cores by default. */
   readonly workers?: number | undefined
-  /** Pages in flight per worker (default 4). */
+  /** Pages in flight per worker (default 8): a loaded machine may leave the main thread waiting for a core, so each worker keeps a queue. */
   readonly depth?: number | undefined
   /** Sees every worker the pool starts (tests watch them exit). */
   readonly onWorker?: ((worker: Worker) => void) | undefined
@@ -46,7 +46,7 @@ interface Slot {
   readonly pending: Map<number, Pending>
 }
 
-const DEFAULT_DEPTH = 4
+const DEFAULT_DEPTH = 8
 
 class Pool {
   private readonly slots: Array<Slot> = []

@@ -3,10 +3,14 @@
  * Django, GIMP, SciPy): HTML to document, pages per second, side by side with
  * the libraries it is built on, then the end-to-end time to index the same
  * pages into a snapshot through the indexing pipeline (read, extract, build,
- * encode, write).
+ * encode, write), with extraction on one thread and on a worker per core side
+ * by side (issue 13: at least 1.8x on 2 cores), checking both snapshots are
+ * the same bytes.
  *
- *   node test/bench/ingest.ts            5,000 pages spread over the five packages
- *   node test/bench/ingest.ts --all      every page (about 8,400)
+ *   node test/bench/ingest.ts              5,000 pages spread over the five packages
+ *   node test/bench/ingest.ts --all        every page (about 8,400)
+ *   node test/bench/ingest.ts --pages N    N pages
+ *   node test/bench/ingest.ts --end-to-end only the end-to-end rows (no per-library table)
  *
  * Rows, all over the same pages, files read into memory first:
  * - linkedom parse only: the floor any DOM-based extractor pays.
@@ -14,24 +18,29 @@
  * - Periscope htmlToDocument: title, link, date, language, main text and images.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { availableParallelism, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { Readability } from "@mozilla/readability"
 import { Effect, Stream } from "effect"
 import { parseHTML } from "linkedom"
 import { decodeHtml } from "../../core/ingest/HtmlBytes.ts"
-import { extractPage, htmlToDocument } from "../../core/ingest/HtmlDocument.ts"
-import { formatSummary, indexSnapshot } from "../../adapters/node/indexCommand.ts"
-import { documentItem, type DocumentSource } from "../../core/ingest/DocumentSource.ts"
+import { extractPage } from "../../core/ingest/HtmlDocument.ts"
+import { extractPool } from "../../adapters/node/extractPool.ts"
+import { formatSummary, indexSnapshot, type IndexSummary } from "../../adapters/node/indexCommand.ts"
+import { extractedInPlace } from "../../adapters/node/sources/asyncItems.ts"
+import type { DocumentSource, PageItem } from "../../core/ingest/DocumentSource.ts"
 import { type DocPage, largePackages, loadDebianDocs } from "../support/debianDocs.ts"
 
 const all = process.argv.includes("--all")
+const pagesArg = process.argv.indexOf("--pages")
+const endToEndOnly = process.argv.includes("--end-to-end")
 const corpus = loadDebianDocs(largePackages)
 if (corpus._tag === "Missing") {
   console.error(`Debian documentation corpus unavailable: ${corpus.reason}`)
   process.exit(process.env.CI === "true" ? 1 : 0)
 }
-const target = all ? corpus.pages.length : Math.min(5000, corpus.pages.length)
+const target = all ? corpus.pages.length
+  : Math.min(pagesArg > 0 ? Number(process.argv[pagesArg + 1]) : 5000, corpus.pages.length)
 // An even spread over the sorted list keeps every package's share.
 const stride = corpus.pages.length / target
 const pages: Array<DocPage> = Array.from({ length: target }, (_, i) => corpus.pages[Math.floor(i * stride)]!)
@@ -42,7 +51,8 @@ for (const { page } of files) perPackage.set(page.pkg, (perPackage.get(page.pkg)
 
 console.log(`Ingestion benchmark: ${files.length} pages (${megabytes.toFixed(0)} MB of HTML) from ` +
   [...perPackage].map(([pkg, n]) => `${pkg} ${n}`).join(", "))
-console.log(`Node ${process.version}, ${process.arch}; one process, pages in memory, single-threaded.\n`)
+console.log(`Node ${process.version}, ${process.arch}, ${availableParallelism()} cores, load average ${loadavg().map((n) => n.toFixed(2)).join(" ")}; ` +
+  `library rows: one process, pages in memory, single-threaded.\n`)
 
 interface Row {
   readonly name: string
@@ -64,13 +74,13 @@ const run = (name: string, work: (html: string, url: string) => string): Row => 
 }
 
 const rows: Array<Row> = []
-rows.push(run("linkedom parse only", (html) => {
+if (!endToEndOnly) rows.push(run("linkedom parse only", (html) => {
   parseHTML(html)
   return ""
 }))
 
 let readabilityEmpty = 0
-rows.push(run("Readability over linkedom (library alone)", (html) => {
+if (!endToEndOnly) rows.push(run("Readability over linkedom (library alone)", (html) => {
   const { document } = parseHTML(html)
   const article = new Readability(document as unknown as Document).parse()
   if ((article?.textContent ?? "").trim() === "") readabilityEmpty++
@@ -81,7 +91,7 @@ let empty = 0
 let images = 0
 let dated = 0
 const methods = new Map<string, number>()
-rows.push(run("Periscope htmlToDocument", (html, url) => {
+if (!endToEndOnly) rows.push(run("Periscope htmlToDocument", (html, url) => {
   const { document, method } = extractPage(html, url)
   if (document.text === "") empty++
   if (document.date) dated++
@@ -92,7 +102,7 @@ rows.push(run("Periscope htmlToDocument", (html, url) => {
 }))
 
 const pad = (s: string, n: number) => s.padEnd(n)
-console.log(`${pad("HTML to document", 44)}${pad("pages/s", 10)}${pad("ms p50", 9)}${pad("ms p95", 9)}${pad("total s", 9)}notes`)
+if (!endToEndOnly) console.log(`${pad("HTML to document", 44)}${pad("pages/s", 10)}${pad("ms p50", 9)}${pad("ms p95", 9)}${pad("total s", 9)}notes`)
 for (const row of rows) {
   const sorted = [...row.ms].sort((a, b) => a - b)
   const total = row.ms.reduce((a, b) => a + b, 0)
@@ -102,22 +112,57 @@ for (const row of rows) {
   )
 }
 
-// End to end: the same pages through the indexing pipeline into a snapshot file.
+// End to end: the same pages through the indexing pipeline into a snapshot file, files read as
+// the folder source reads them, extraction in place (1 worker) or on a worker per core.
+const rawPages: NonNullable<DocumentSource["pages"]> = Stream.fromIterable(files).pipe(
+  Stream.map(({ page }): PageItem => ({ _tag: "Page", origin: page.file, page: { bytes: readFileSync(page.file), url: page.url } }))
+)
 const pageSource: DocumentSource = {
   describe: `${files.length} Debian documentation pages`,
   estimate: Effect.succeed(files.length),
-  items: Stream.fromIterable(files).pipe(
-    Stream.map(({ page }) => documentItem(page.file, htmlToDocument(decodeHtml(readFileSync(page.file)), page.url)))
-  )
+  items: extractedInPlace(rawPages),
+  pages: rawPages
 }
+
+// Worker startup: the pool spawned until every worker answered a first page.
+const tiny = { bytes: new TextEncoder().encode("<title>t</title><p>startup</p>"), url: "https://example.com/" }
+const startupMs = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+  const started = performance.now()
+  const extractor = yield* extractPool({ workers: availableParallelism(), depth: 1 })
+  yield* Effect.forEach(Array.from({ length: availableParallelism() }), () => extractor.extract("startup", tiny), { concurrency: "unbounded" })
+  return performance.now() - started
+})))
+
 const dir = mkdtempSync(join(tmpdir(), "periscope-ingest-bench-"))
 try {
-  const started = performance.now()
-  const summary = await Effect.runPromise(indexSnapshot({ sources: [pageSource], out: join(dir, "index.snapshot"), fresh: true }))
-  const seconds = (performance.now() - started) / 1000
-  console.log(`\nEnd to end (read files, extract, build, encode, write): ${files.length} pages in ${seconds.toFixed(1)} s ` +
-    `= ${(files.length / seconds).toFixed(1)} pages/s`)
-  console.log(formatSummary(summary).split("\n").map((line) => `  ${line}`).join("\n"))
+  const endToEnd = async (workers: number) => {
+    const out = join(dir, `workers-${workers}.snapshot`)
+    const started = performance.now()
+    const cpu = process.cpuUsage()
+    const summary = await Effect.runPromise(indexSnapshot({ sources: [pageSource], out, fresh: true, workers }))
+    const seconds = (performance.now() - started) / 1000
+    // CPU of every thread of the process: on a shared, loaded machine, the share it was given.
+    const used = process.cpuUsage(cpu)
+    return { workers, seconds, cpuSeconds: (used.user + used.system) / 1e6, summary, bytes: readFileSync(out) }
+  }
+  const runs = [await endToEnd(1), await endToEnd(availableParallelism())]
+  const rate = (run: { seconds: number }) => files.length / run.seconds
+  console.log(`\nEnd to end (read files, extract, build, encode, write), ${files.length} pages; ` +
+    `worker startup ${startupMs.toFixed(0)} ms for ${availableParallelism()} workers (until each answered a page):`)
+  console.log(`${pad("extraction on", 28)}${pad("pages/s", 10)}${pad("total s", 9)}${pad("extract s", 11)}${pad("build s", 9)}` +
+    `${pad("CPU s", 8)}${pad("cores used", 12)}${pad("CPU ms/page", 13)}snapshot`)
+  for (const run of runs) {
+    const s: IndexSummary = run.summary
+    console.log(pad(run.workers === 1 ? "1 thread (--workers 1)" : `${run.workers} workers (--workers ${run.workers})`, 28) +
+      pad(rate(run).toFixed(1), 10) + pad(run.seconds.toFixed(1), 9) + pad((s.readMs / 1000).toFixed(1), 11) +
+      pad((s.buildMs / 1000).toFixed(1), 9) + pad(run.cpuSeconds.toFixed(1), 8) + pad((run.cpuSeconds / run.seconds).toFixed(2), 12) +
+      pad(((run.cpuSeconds * 1000) / files.length).toFixed(1), 13) + `${(run.bytes.byteLength / (1024 * 1024)).toFixed(1)} MiB, ${s.documents} documents`)
+  }
+  const same = runs[0]!.bytes.equals(runs[1]!.bytes)
+  console.log(`Ratio: ${(rate(runs[1]!) / rate(runs[0]!)).toFixed(2)}x with ${availableParallelism()} workers (target >= 1.8x on 2 cores); ` +
+    `snapshots ${same ? "byte-identical" : "DIFFER"}; load average now ${loadavg().map((n) => n.toFixed(2)).join(" ")}.`)
+  console.log(formatSummary(runs[1]!.summary).split("\n").map((line) => `  ${line}`).join("\n"))
+  if (!same) process.exitCode = 1
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

@@ -101,9 +101,18 @@ const shuttingDown: SequencedEvent = {
   error: new ApiError({ kind: "unavailable", message: "the server is shutting down; send the request again", param: null, code: "server_shutting_down" })
 }
 
-/** The stream until `end` completes, then an error event saying why it stopped (the backend is interrupted). */
+/**
+ * The stream until `end` completes, then an error event saying why it stopped (the backend is
+ * interrupted). Not a merge: a merge still lets buffered chunks through after the error event.
+ */
 const endingAt = (events: Stream.Stream<SequencedEvent>, end: Effect.Effect<void>): Stream.Stream<SequencedEvent> =>
-  Stream.merge(events, Stream.fromEffect(Effect.as(end, shuttingDown)), { haltStrategy: "either" })
+  Stream.suspend(() => {
+    let ended = false
+    return events.pipe(
+      Stream.interruptWhen(Effect.andThen(end, Effect.sync(() => { ended = true }))),
+      Stream.concat(Stream.suspend(() => ended ? Stream.succeed(shuttingDown) : Stream.empty))
+    )
+  })
 
 export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fnUntraced(function*(handlers) {
   const chat = yield* ChatGateway

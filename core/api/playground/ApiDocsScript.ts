@@ -4,33 +4,14 @@
  * schemas, statuses, servers, security), with no CDN and no framework.
  * Every string from the document goes in through textContent.
  */
+import { domScript } from "./DomScript.ts"
 import { keyScript } from "./KeyForm.ts"
 
 export const apiDocsScript = String.raw`"use strict";
-` + keyScript + String.raw`
+` + domScript + keyScript + String.raw`
 (function () {
-  function $(id) { return document.getElementById(id); }
-
-  function el(tag, props, children) {
-    var node = document.createElement(tag);
-    if (props) {
-      for (var name in props) {
-        var value = props[name];
-        if (value === undefined || value === null) continue;
-        if (name === "text") node.textContent = value;
-        else if (name === "className") node.className = value;
-        else node.setAttribute(name, value);
-      }
-    }
-    if (children) {
-      for (var i = 0; i < children.length; i++) {
-        var child = children[i];
-        if (child === null || child === undefined) continue;
-        node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
-      }
-    }
-    return node;
-  }
+  var $ = Dom.byId;
+  var el = Dom.el;
 
   function setStatus(text, bad) {
     var status = $("docs-status");

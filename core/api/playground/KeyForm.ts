@@ -13,7 +13,7 @@ export const keyForm = `  <form id="key-form" class="key" aria-label="API key">
 
 /**
  * Browser code (plain ES2020, no template literals so it can live in this
- * string): `Key.get()`, and `Key.init(onChange)` wiring the form.
+ * string): `Key.get()`, and `Key.init(onChange)` wiring the form. Needs DomScript first.
  */
 export const keyScript = String.raw`
 var Key = (function () {
@@ -29,9 +29,9 @@ var Key = (function () {
     } catch (e) { /* storage refused (private mode): the key lives in memory until reload */ }
   }
   function init(onChange) {
-    var form = document.getElementById("key-form");
-    var input = document.getElementById("api-key");
-    var status = document.getElementById("key-status");
+    var form = Dom.byId("key-form");
+    var input = Dom.byId("api-key");
+    var status = Dom.byId("key-status");
     function show() {
       var has = get() !== "";
       status.textContent = has ? "Key saved in this browser." : "No key saved: requests will be refused (401).";
@@ -45,7 +45,7 @@ var Key = (function () {
       show();
       onChange(get());
     });
-    document.getElementById("key-forget").addEventListener("click", function () {
+    Dom.byId("key-forget").addEventListener("click", function () {
       set("");
       input.value = "";
       show();

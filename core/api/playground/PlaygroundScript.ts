@@ -5,34 +5,14 @@
  * Everything from a response reaches the page through textContent or a
  * checked http(s) href/src, never as markup.
  */
+import { domScript } from "./DomScript.ts"
 import { keyScript } from "./KeyForm.ts"
 
 export const playgroundScript = String.raw`"use strict";
-` + keyScript + String.raw`
+` + domScript + keyScript + String.raw`
 (function () {
-  function $(id) { return document.getElementById(id); }
-
-  /** An element with text and attributes; children are nodes or strings (as text). */
-  function el(tag, props, children) {
-    var node = document.createElement(tag);
-    if (props) {
-      for (var name in props) {
-        var value = props[name];
-        if (value === undefined || value === null) continue;
-        if (name === "text") node.textContent = value;
-        else if (name === "className") node.className = value;
-        else node.setAttribute(name, value);
-      }
-    }
-    if (children) {
-      for (var i = 0; i < children.length; i++) {
-        var child = children[i];
-        if (child === null || child === undefined) continue;
-        node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
-      }
-    }
-    return node;
-  }
+  var $ = Dom.byId;
+  var el = Dom.el;
 
   /** The URL if it is http(s), else null: result links never become javascript: or data: hrefs. */
   function safeUrl(value) {

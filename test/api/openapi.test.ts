@@ -11,17 +11,14 @@
  */
 import { execFile, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
 import { resolve } from "node:path"
-import { NodeFileSystem, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
 import { createConfig, lintFromString } from "@redocly/openapi-core"
 import { Ajv2020 } from "ajv/dist/2020.js"
-import { Effect, Exit, Layer, Scope } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { systemResolver } from "../../adapters/node/sources/crawl/AddressGuard.ts"
 import { NodePageFetcher } from "../../adapters/node/sources/crawl/NodePageFetcher.ts"
-import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 import { SSE_DATA_EXTENSION, SSE_END_EXTENSION } from "../../core/api/OpenApiDocument.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
@@ -31,7 +28,7 @@ import { ScriptedChat } from "../../core/backends/ScriptedChat.ts"
 import { contentText } from "../../core/chat/ChatRequest.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
 import { send, serveSite, type Site } from "../fetch/support.ts"
-import { root } from "../support/servers.ts"
+import { serveInProcess, root } from "../support/servers.ts"
 
 const KEY = "openapi-test-key-0123456789"
 const OUT = resolve(root, "test-output/openapi")
@@ -53,7 +50,6 @@ const PAGE = "<html><head><title>Loopback page</title></head><body><main><h1>Loo
 
 /** The real Node server in this process: fixture search, a scripted chat model, webFetch allowed to reach the loopback site. */
 const startServer = async (siteHost: string) => {
-  const scope = Scope.makeUnsafe()
   const platform = Layer.mergeAll(
     NodeFileSystem.layer,
     NodeHttpClient.layerUndici,
@@ -66,14 +62,7 @@ const startServer = async (siteHost: string) => {
       replies: (request) => ({ content: `Hello! You said: ${contentText(request.messages[request.messages.length - 1]!.content)}` })
     })
   }).pipe(Layer.provide(platform), Layer.orDie)
-  const app = HttpRouter.serve(PeriscopeRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(services),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-  )
-  const context = await Effect.runPromise(Layer.buildWithScope(app, scope))
-  const http = await Effect.runPromise(Effect.provideContext(Effect.service(HttpServer.HttpServer), context))
-  if (http.address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
-  return { url: `http://127.0.0.1:${http.address.port}`, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  return serveInProcess(services)
 }
 
 beforeAll(async () => {

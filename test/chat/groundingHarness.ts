@@ -7,21 +7,17 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Exit, Layer, Scope } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { Layer } from "effect"
 import { nodePlatform } from "../../adapters/node/platform.ts"
-import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import type { ConfigFile } from "../../core/config/ConfigFile.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
-import { type RunningServer, TEST_KEY } from "../support/servers.ts"
+import { serveInProcess, type RunningServer, TEST_KEY } from "../support/servers.ts"
 
 /** Our server from a config file's content, in this process, on an ephemeral port. */
 export const startConfigured = async (file: ConfigFile): Promise<RunningServer> => {
-  const scope = Scope.makeUnsafe()
   const local = FixtureSearch.layer([
     { url: "https://local.example/gardening", title: "Gardening notes", text: "Tomatoes need sun and water; prune the side shoots." }
   ])
@@ -29,15 +25,7 @@ export const startConfigured = async (file: ConfigFile): Promise<RunningServer> 
     Layer.provide(nodePlatform),
     Layer.orDie
   )
-  const app = HttpRouter.serve(PeriscopeRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(services),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-  )
-  const context = await Effect.runPromise(Layer.buildWithScope(app, scope))
-  const server = await Effect.runPromise(Effect.provideContext(Effect.service(HttpServer.HttpServer), context))
-  const address = server.address
-  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
-  return { url: `http://127.0.0.1:${address.port}`, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  return serveInProcess(services)
 }
 
 export interface Site {

@@ -5,12 +5,10 @@
  * PageFetcher can take an injected resolver, so names can resolve to any address without DNS.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import { NodeFileSystem, NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
-import { Effect, Exit, Layer, Scope } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
+import { Layer } from "effect"
 import { type Resolver, systemResolver } from "../../adapters/node/sources/crawl/AddressGuard.ts"
 import { NodePageFetcher } from "../../adapters/node/sources/crawl/NodePageFetcher.ts"
-import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import type { SearchChoice } from "../../core/app/SearchBackend.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
@@ -19,6 +17,7 @@ import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChat, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
 import type { FetchConfig } from "../../core/config/FetchConfig.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
+import { serveInProcess } from "../support/servers.ts"
 
 export const FETCH_KEY = "fetch-test-key-0123456789"
 
@@ -91,7 +90,6 @@ export const startFetchServer = async (
   fetch: FetchConfig,
   options: { readonly resolve?: Resolver; readonly search?: SearchChoice } = {}
 ): Promise<FetchServer> => {
-  const scope = Scope.makeUnsafe()
   const platform = Layer.mergeAll(
     NodeFileSystem.layer,
     NodeHttpClient.layerUndici,
@@ -101,15 +99,7 @@ export const startFetchServer = async (
     search: options.search ?? { _tag: "Layer", layer: FixtureSearch.layer(sampleDocuments) },
     chatModel: ScriptedChat.layer(unconfiguredChat)
   }).pipe(Layer.provide(platform), Layer.orDie)
-  const app = HttpRouter.serve(PeriscopeRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(services),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-  )
-  const context = await Effect.runPromise(Layer.buildWithScope(app, scope))
-  const server = await Effect.runPromise(Effect.provideContext(Effect.service(HttpServer.HttpServer), context))
-  const address = server.address
-  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
-  return { url: `http://127.0.0.1:${address.port}`, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  return serveInProcess(services)
 }
 
 /** POSTs to webFetch as an agent would; `body` is sent as JSON unless it is a string. */

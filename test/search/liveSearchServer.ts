@@ -4,18 +4,15 @@
  * local index from the given documents or snapshot, so tests and benches hit the real
  * HTTP path of live web search.
  */
-import { createServer } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Exit, Layer, Scope } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { Layer } from "effect"
 import { nodePlatform } from "../../adapters/node/platform.ts"
-import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import type { SearchChoice } from "../../core/app/SearchBackend.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { ScriptedChat, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
 import type { ConfigFile } from "../../core/config/ConfigFile.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
+import { serveInProcess } from "../support/servers.ts"
 
 export const LIVE_KEY = "live-search-test-key-0123"
 
@@ -26,20 +23,11 @@ export interface LiveServer {
 
 /** Starts the server on 127.0.0.1 (ephemeral port) with `search` as the config file's search section. */
 export const startLiveServer = async (search: NonNullable<ConfigFile["search"]>, local: SearchChoice): Promise<LiveServer> => {
-  const scope = Scope.makeUnsafe()
   const services = appLayer(settingsOf({ search }), recordsFromPlainKeys([LIVE_KEY], 1_000_000), {
     search: local,
     chatModel: ScriptedChat.layer(unconfiguredChat)
   }).pipe(Layer.provide(nodePlatform), Layer.orDie)
-  const app = HttpRouter.serve(PeriscopeRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(services),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-  )
-  const context = await Effect.runPromise(Layer.buildWithScope(app, scope))
-  const server = await Effect.runPromise(Effect.provideContext(Effect.service(HttpServer.HttpServer), context))
-  const address = server.address
-  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
-  return { url: `http://127.0.0.1:${address.port}`, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  return serveInProcess(services)
 }
 
 /** POSTs a search the way the seed's client does (Authorization, Content-Type and Accept JSON). */

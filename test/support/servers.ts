@@ -60,19 +60,30 @@ export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppSe
 }
 
 /** The real Node HTTP server, in this process, on an ephemeral port. */
-export const startInProcess = async (options: InProcessOptions = {}): Promise<RunningServer> => {
+export const startInProcess = (options: InProcessOptions = {}): Promise<RunningServer> => serveInProcess(servicesLayer(options))
+
+/**
+ * Serves the routes over the given services on 127.0.0.1 (an ephemeral port) in this process:
+ * for tests that build their services from a config file with appLayer themselves.
+ */
+export const serveInProcess = async (services: Layer.Layer<AppServices>): Promise<RunningServer> => {
   const scope = Scope.makeUnsafe()
   const app = HttpRouter.serve(PeriscopeRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(servicesLayer(options)),
+    Layer.provide(services),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
   )
-  const context = await Effect.runPromise(Layer.buildWithScope(app, scope))
-  const server = await Effect.runPromise(Effect.provideContext(Effect.service(HttpServer.HttpServer), context))
-  const address = server.address
-  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  try {
+    const context = await Effect.runPromise(Layer.buildWithScope(app, scope))
+    const server = await Effect.runPromise(Effect.provideContext(Effect.service(HttpServer.HttpServer), context))
+    const address = server.address
+    if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
+    return {
+      url: `http://127.0.0.1:${address.port}`,
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  } catch (error) {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw error
   }
 }
 

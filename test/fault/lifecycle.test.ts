@@ -14,36 +14,10 @@ import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { type MockUpstream, startMockUpstream } from "../support/mockUpstream.ts"
 import { authHeaders, type ChildServer, spawnNodeServer, TEST_KEY } from "../support/servers.ts"
+import { probe } from "./healthProbe.ts"
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-type Outcome = "refused" | "answered" | "hung" | "other"
-
-/** Sends /healthz every `everyMs` until `stop()`; every request gets an outcome (a hang is a 10 s silence). */
-const probe = (url: string, everyMs: number) => {
-  const outcomes: Array<Promise<Outcome>> = []
-  let running = true
-  const loop = (async () => {
-    while (running) {
-      outcomes.push(
-        fetch(`${url}/healthz`, { signal: AbortSignal.timeout(10_000) }).then(
-          async (r) => (await r.text(), r.ok ? "answered" : "other"),
-          (e: Error) => (e.name === "TimeoutError" ? "hung" : /ECONNREFUSED/.test(String((e.cause as Error)?.message ?? e)) ? "refused" : "other")
-        )
-      )
-      await sleep(everyMs)
-    }
-  })()
-  return {
-    stop: async () => {
-      running = false
-      await loop
-      const all = await Promise.all(outcomes)
-      const count = (o: Outcome) => all.filter((x) => x === o).length
-      return { total: all.length, refused: count("refused"), answered: count("answered"), hung: count("hung"), other: count("other") }
-    }
-  }
-}
 
 describe("start, SIGHUP and SIGTERM of the Node server", () => {
   const dir = mkdtempSync(join(tmpdir(), "periscope-lifecycle-"))

@@ -14,39 +14,14 @@ import { tmpdir } from "node:os"
 import { delimiter, dirname, join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { freePort, root, TEST_KEY } from "../support/servers.ts"
+import { probe } from "./healthProbe.ts"
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-type Outcome = "refused" | "answered" | "hung" | "other"
 
 const startScript: string = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.start
 const execs = /(^|[;&|]\s*)exec\s/.test(startScript)
 const npmFound = spawnSync("npm", ["--version"], { encoding: "utf8" }).status === 0
 
-/** /healthz every `everyMs` until stopped; each request gets an outcome (a hang is 10 s of silence). */
-const probe = (url: string, everyMs: number) => {
-  const outcomes: Array<Promise<Outcome>> = []
-  let running = true
-  const loop = (async () => {
-    while (running) {
-      outcomes.push(
-        fetch(`${url}/healthz`, { signal: AbortSignal.timeout(10_000) }).then(
-          async (r) => (await r.text(), r.ok ? "answered" : "other"),
-          (e: Error) => (e.name === "TimeoutError" ? "hung" : /ECONNREFUSED/.test(String((e.cause as Error)?.message ?? e)) ? "refused" : "other")
-        )
-      )
-      await sleep(everyMs)
-    }
-  })()
-  return {
-    stop: async () => {
-      running = false
-      await loop
-      const all = await Promise.all(outcomes)
-      const count = (o: Outcome) => all.filter((x) => x === o).length
-      return { total: all.length, refused: count("refused"), answered: count("answered"), hung: count("hung"), other: count("other") }
-    }
-  }
-}
 
 const alive = (pid: number) => {
   try {

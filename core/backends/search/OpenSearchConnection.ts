@@ -7,6 +7,7 @@
  */
 import { Effect, Redacted, Schema } from "effect"
 import { HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
+import { transportText } from "./ProviderHttp.ts"
 
 export interface OpenSearchConnection {
   /** Base URL of the cluster, http(s), without the index. */
@@ -82,16 +83,6 @@ const errorText = (body: unknown): string | undefined => {
   const type = typeof e.type === "string" ? e.type : undefined
   const reason = typeof e.reason === "string" ? e.reason : undefined
   return [type, reason].filter((s) => s !== undefined).join(": ") || undefined
-}
-
-const transportText = (error: HttpClientError.HttpClientError): string => {
-  let current: unknown = error.reason.cause ?? error.reason
-  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
-    const r = current as { code?: unknown; cause?: unknown }
-    if (typeof r.code === "string") return `connection failed (${r.code})`
-    current = r.cause
-  }
-  return "connection failed"
 }
 
 export interface OpenSearchAnswer {

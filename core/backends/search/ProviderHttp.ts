@@ -90,7 +90,8 @@ export const errorMessageOf = (body: string): string | undefined => {
   return pick(json, 0) ?? trimmed
 }
 
-const transportText = (error: HttpClientError.HttpClientError): string => {
+/** A transport failure as the operator knows it: the OS error code (ECONNREFUSED) when there is one. */
+export const transportText = (error: HttpClientError.HttpClientError): string => {
   let current: unknown = error.reason.cause ?? error.reason
   for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
     const r = current as { code?: unknown; cause?: unknown }

@@ -6,7 +6,7 @@
  * that answers parsed JSON or an OpenSearchError whose reason says what to do.
  */
 import { Effect, Redacted, Schema } from "effect"
-import { HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { transportText } from "./ProviderHttp.ts"
 
 export interface OpenSearchConnection {

@@ -12,51 +12,17 @@
  * (SIGHUP) or a restart goes back to the snapshot on disk.
  */
 import { Effect, Queue } from "effect"
-import type { IndexDocument, ImageRecord } from "../index/Document.ts"
 import { IndexBuilder } from "../index/IndexBuilder.ts"
-import { ImageField, PageField, type SearchIndex } from "../index/SearchIndex.ts"
+import type { SearchIndex } from "../index/SearchIndex.ts"
 import type { CachedPage } from "../store/PageCache.ts"
 import { ResultCache } from "../store/ResultCache.ts"
 import { SearchEngine } from "./EngineSearch.ts"
 import type { IndexPage } from "./GuardedWebFetch.ts"
 
-/** The documents an index was built from, as far as it stores them (text, dates, images and their sizes). */
-export const documentsOf = (index: SearchIndex): Array<IndexDocument> => {
-  const { pages, pageImages, imageFields, imageSize } = index.parts
-  const documents: Array<IndexDocument> = []
-  for (let doc = 0; doc < index.documentCount; doc++) {
-    const images: Array<ImageRecord> = []
-    for (let i = pageImages[doc]!; i < pageImages[doc + 1]!; i++) {
-      const width = imageSize[2 * i]!
-      const height = imageSize[2 * i + 1]!
-      images.push({
-        url: imageFields.get(i, ImageField.Url),
-        title: imageFields.get(i, ImageField.Title),
-        alt: imageFields.get(i, ImageField.Alt),
-        caption: imageFields.get(i, ImageField.Caption),
-        heading: imageFields.get(i, ImageField.Heading),
-        ...(width >= 0 ? { width } : {}),
-        ...(height >= 0 ? { height } : {})
-      })
-    }
-    const date = pages.get(doc, PageField.Date)
-    const lang = pages.get(doc, PageField.Lang)
-    documents.push({
-      url: pages.get(doc, PageField.Url),
-      title: pages.get(doc, PageField.Title),
-      text: pages.get(doc, PageField.Text),
-      date: date === "" ? null : date,
-      ...(lang === "" ? {} : { lang }),
-      ...(images.length === 0 ? {} : { images })
-    })
-  }
-  return documents
-}
-
 /** `index` with `pages` added (same URL: the page replaces the indexed one), and how many went in. */
 export const withPages = (index: SearchIndex, pages: ReadonlyArray<CachedPage>): { readonly index: SearchIndex; readonly added: number } => {
   const builder = new IndexBuilder(index.options)
-  builder.add(documentsOf(index))
+  builder.add(index.documents())
   const report = builder.add(pages.filter((p) => p.text.trim() !== "").map((p) => ({ url: p.url, title: p.title, text: p.text, date: p.date })))
   return { index: builder.build(), added: report.added + report.duplicates }
 }

@@ -9,12 +9,12 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ensureBaseImage } from "./containerBase.ts"
 import { root } from "./consumerProject.ts"
+import { freePort } from "../support/servers.ts"
 
 const IMAGE = "localhost/periscope-search:test"
 
@@ -45,16 +45,6 @@ if (missing !== undefined && process.env.CI === "true") {
 
 const sh = (command: string, args: ReadonlyArray<string>, timeout = 120_000) =>
   execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout }).trim()
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
 
 interface ImageConfig {
   readonly User: string

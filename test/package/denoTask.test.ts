@@ -4,23 +4,13 @@
  * passes a dry run with the library's files and nothing else.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { createServer } from "node:net"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { root } from "./consumerProject.ts"
+import { freePort } from "../support/servers.ts"
 
 const deno = join(root, "node_modules/.bin/deno")
 const denoEnv = { ...process.env, DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1" }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
 
 let task: ChildProcess | undefined
 

@@ -7,11 +7,11 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ConsumerProject, env, makeConsumerProject, packTarball, root } from "./consumerProject.ts"
+import { freePort } from "../support/servers.ts"
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version
 const deno = join(root, "node_modules/.bin/deno")
@@ -32,16 +32,6 @@ const write = (file: string, text: string) => {
   mkdirSync(join(project.dir, file, ".."), { recursive: true })
   writeFileSync(join(project.dir, file), text)
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
 
 const embedProgram = (specifier: string, runtime: string) => `
 import { createPeriscope } from "${specifier}"

@@ -17,6 +17,7 @@
 import { Context, Effect, Metric, References, Tracer, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, HttpTraceContext } from "effect/http"
 import { type PrincipalCell, RequestPrincipal } from "../auth/RequestPrincipal.ts"
+import { series } from "../store/MetricSeries.ts"
 import { allowedMethods } from "./Api.ts"
 
 export interface TelemetryOptionsShape {
@@ -57,26 +58,8 @@ const latency = Metric.histogram("periscope_http_request_duration_seconds", {
   boundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 })
 
-const counters = new Map<string, Metric.Counter<number>>()
-const histograms = new Map<string, Metric.Histogram<number>>()
-const counterOf = (method: string, route: string, status: number) => {
-  const key = `${method} ${route} ${status}`
-  let metric = counters.get(key)
-  if (metric === undefined) {
-    metric = Metric.withAttributes(requests, { method, route, status: String(status) })
-    counters.set(key, metric)
-  }
-  return metric
-}
-const histogramOf = (method: string, route: string) => {
-  const key = `${method} ${route}`
-  let metric = histograms.get(key)
-  if (metric === undefined) {
-    metric = Metric.withAttributes(latency, { method, route })
-    histograms.set(key, metric)
-  }
-  return metric
-}
+const counterOf = (method: string, route: string, status: number) => series(requests, { method, route, status: String(status) })
+const histogramOf = (method: string, route: string) => series(latency, { method, route })
 
 /** Paths outside the contract are one label, so that scanning for URLs cannot grow the series. */
 const routeOf = (url: string): string => {

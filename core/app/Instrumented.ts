@@ -13,6 +13,7 @@ import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { Usage } from "../chat/ChatCompletion.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
 import { FederatedSearch } from "../search/FederatedSearch.ts"
+import { series } from "../store/MetricSeries.ts"
 
 const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 
@@ -28,18 +29,6 @@ const tokens = Metric.counter("periscope_tokens_total", {
   description: "Tokens reported (or counted) for chat answers, by model and kind (prompt, completion)",
   incremental: true
 })
-
-const seriesCache = new Map<string, Metric.Metric<number, unknown>>()
-const series = <M extends Metric.Metric<number, any>>(base: M, attributes: Record<string, string>): M => {
-  let key = base.id
-  for (const k in attributes) key += `\u0000${k}=${attributes[k]}`
-  let found = seriesCache.get(key)
-  if (found === undefined) {
-    found = Metric.withAttributes(base, attributes)
-    seriesCache.set(key, found)
-  }
-  return found as M
-}
 
 const countTokens = (model: string, usage: Usage | undefined) =>
   usage === undefined ? Effect.void : Effect.andThen(

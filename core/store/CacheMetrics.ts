@@ -5,6 +5,7 @@
  * was answered as a miss).
  */
 import { Effect, Metric } from "effect"
+import { series } from "./MetricSeries.ts"
 
 const lookups = Metric.counter("periscope_cache_lookups_total", {
   description: "Cache lookups by cache and outcome (hit: stored or in flight; miss: computed)",
@@ -15,17 +16,6 @@ const storeErrors = Metric.counter("periscope_cache_store_errors_total", {
   incremental: true
 })
 
-const series = new Map<string, Metric.Counter<number>>()
-const seriesOf = (base: Metric.Counter<number>, cache: string, outcome?: string) => {
-  const key = `${base.id}\u0000${cache}\u0000${outcome ?? ""}`
-  let metric = series.get(key)
-  if (metric === undefined) {
-    metric = Metric.withAttributes(base, outcome === undefined ? { cache } : { cache, outcome })
-    series.set(key, metric)
-  }
-  return metric
-}
+export const countLookup = (cache: string, outcome: "hit" | "miss"): Effect.Effect<void> => Metric.update(series(lookups, { cache, outcome }), 1)
 
-export const countLookup = (cache: string, outcome: "hit" | "miss"): Effect.Effect<void> => Metric.update(seriesOf(lookups, cache, outcome), 1)
-
-export const countStoreError = (cache: string): Effect.Effect<void> => Metric.update(seriesOf(storeErrors, cache), 1)
+export const countStoreError = (cache: string): Effect.Effect<void> => Metric.update(series(storeErrors, { cache }), 1)

@@ -10,9 +10,10 @@ import { ApiError, familyOfPath } from "./ApiError.ts"
 import { internalError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { pagePaths } from "./Playground.ts"
+import { METRICS_PATH } from "./RequestTelemetry.ts"
 
 // Plain router routes beside the HttpApi contract, all GET: the pages and the Prometheus scrape.
-const getOnlyPaths: ReadonlySet<string> = new Set([...pagePaths, "/metrics"])
+const getOnlyPaths: ReadonlySet<string> = new Set([...pagePaths, METRICS_PATH])
 
 const pathOf = (url: string): string => {
   const q = url.indexOf("?")

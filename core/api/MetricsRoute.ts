@@ -13,7 +13,7 @@ import { ApiKeys } from "../auth/ApiKeys.ts"
 import { AuthError } from "../auth/AuthError.ts"
 import { fromAuthError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
-import { TelemetryOptions } from "./RequestTelemetry.ts"
+import { METRICS_PATH, TelemetryOptions } from "./RequestTelemetry.ts"
 
 const scrape = PrometheusMetrics.format().pipe(
   Effect.map((body) => HttpServerResponse.text(body, { contentType: "text/plain; version=0.0.4; charset=utf-8" }))
@@ -41,5 +41,5 @@ export const MetricsRoute = Layer.effectDiscard(Effect.gen(function*() {
       })
     )
   })
-  yield* router.add("GET", "/metrics", handler)
+  yield* router.add("GET", METRICS_PATH, handler)
 }))

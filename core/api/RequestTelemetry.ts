@@ -61,11 +61,14 @@ const latency = Metric.histogram("periscope_http_request_duration_seconds", {
 const counterOf = (method: string, route: string, status: number) => series(requests, { method, route, status: String(status) })
 const histogramOf = (method: string, route: string) => series(latency, { method, route })
 
+/** The Prometheus scrape: a plain route beside the contract (MetricsRoute), labelled as itself. */
+export const METRICS_PATH = "/metrics"
+
 /** Paths outside the contract are one label, so that scanning for URLs cannot grow the series. */
 const routeOf = (url: string): string => {
   const q = url.indexOf("?")
   const path = q === -1 ? url : url.slice(0, q)
-  return allowedMethods.has(path) || path === "/metrics" ? path : "unmatched"
+  return allowedMethods.has(path) || path === METRICS_PATH ? path : "unmatched"
 }
 
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])

@@ -13,7 +13,7 @@ import type { ImageRecord, IndexDocument } from "../index/Document.ts"
 import { removeBoilerplate } from "./Boilerplate.ts"
 import { walkContent } from "./ContentWalk.ts"
 import { jsonLdObjects } from "./JsonLd.ts"
-import { type ContentMethod, mainContent } from "./MainContent.ts"
+import { type ContentMethod, type MainContent, mainContent } from "./MainContent.ts"
 import { pageImages } from "./PageImages.ts"
 import { pageLanguage } from "./PageLanguage.ts"
 import { baseUrl, canonicalLink } from "./PageLink.ts"
@@ -107,7 +107,15 @@ const parseDocument = (html: string): Document => {
   return document
 }
 
-export const extractPage = (html: string, sourceUrl: string): ExtractedPage => {
+/**
+ * The extraction with the parsed page and its main content, for a reader that also renders
+ * that content (webFetch's Markdown): one parse serves both. The content elements are the
+ * parsed page's own, left unchanged by the extraction; the caller may consume them.
+ */
+export const extractPageWithContent = (
+  html: string,
+  sourceUrl: string
+): { readonly page: ExtractedPage; readonly dom: Document; readonly content: MainContent | undefined } => {
   const document = parseDocument(typeof html === "string" ? html : "")
   const meta = pageMeta(document)
   const jsonLd = jsonLdObjects(document)
@@ -124,7 +132,7 @@ export const extractPage = (html: string, sourceUrl: string): ExtractedPage => {
   const walked = content === undefined ? { text: "", images: [] } : walkContent(content.roots)
   const images: Array<ImageRecord> = pageImages(walked.images, meta, base)
 
-  return {
+  const page: ExtractedPage = {
     document: {
       url: link,
       title,
@@ -137,7 +145,10 @@ export const extractPage = (html: string, sourceUrl: string): ExtractedPage => {
     links,
     robots
   }
+  return { page, dom: document, content }
 }
+
+export const extractPage = (html: string, sourceUrl: string): ExtractedPage => extractPageWithContent(html, sourceUrl).page
 
 /** HTML of a page read from `sourceUrl` as the document the index stores. */
 export const htmlToDocument = (html: string, sourceUrl: string): IndexDocument => extractPage(html, sourceUrl).document

@@ -5,11 +5,8 @@
  * Markdown, CSV, XML and JSON passed through as they are. Text is decoded in the charset the
  * response or the page declares (HtmlBytes: BOM, Content-Type, `<meta charset>`).
  */
-import { parseHTML } from "linkedom"
-import { removeBoilerplate } from "./Boilerplate.ts"
 import { decodeHtml } from "./HtmlBytes.ts"
-import { extractPage } from "./HtmlDocument.ts"
-import { mainContent } from "./MainContent.ts"
+import { extractPageWithContent } from "./HtmlDocument.ts"
 import { contentContainer, markdownOf } from "./Markdown.ts"
 import { pdfText } from "./PdfText.ts"
 
@@ -77,16 +74,13 @@ const titleFromUrl = (url: string): string => {
 const htmlPage = (bytes: Uint8Array, contentType: string, url: string, format: ReadableFormat): ReadablePage => {
   const html = decodeHtml(bytes, contentType)
   // Title, date and plain text exactly as the index would store the page.
-  const extracted = extractPage(html, url)
+  const { page: extracted, dom, content } = extractPageWithContent(html, url)
   const page = { title: extracted.document.title, date: extracted.document.date ?? null, contentType: "text/html" }
   const text = extracted.document.text
   if (format === "text") return { ...page, content: text, text }
-  // Markdown and HTML need the content elements themselves: a second, consumable parse.
-  const { document } = parseHTML(html) as unknown as { document: Document }
-  removeBoilerplate(document)
-  const content = mainContent(document)
+  // Markdown and HTML render the same content elements the text came from (one parse).
   if (content === undefined) return { ...page, content: "", text }
-  const container = contentContainer(document, content.roots, url)
+  const container = contentContainer(dom, content.roots, url)
   return { ...page, content: format === "html" ? container.innerHTML.trim() : markdownOf(container), text }
 }
 

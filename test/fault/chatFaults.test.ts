@@ -98,7 +98,8 @@ describe("regular expressions in schemas run in linear time", () => {
       let done = false
       const probe = (async () => {
         while (!done) {
-          const response = await fetch(`${server.url}/healthz`)
+          // Bounded: a blocked event loop fails the test here instead of leaving it hanging.
+          const response = await fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(10_000) })
           if (response.ok) healthy++
           await new Promise((r) => setTimeout(r, 5))
         }

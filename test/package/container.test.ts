@@ -146,11 +146,11 @@ describe.skipIf(missing !== undefined)(`container${missing === undefined ? "" : 
     server.stderr!.on("data", (d) => (log += d))
     const deadline = Date.now() + 120_000
     for (;;) {
-      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break
+      if (await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)) break
       if (Date.now() > deadline || server.exitCode !== null) throw new Error(`the image's command did not serve:\n${log}`)
       await new Promise((r) => setTimeout(r, 250))
     }
-    expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toEqual({ status: "ok" })
+    expect(await (await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(10_000) })).json()).toEqual({ status: "ok" })
     // The server process runs as uid 1000 and wrote its key and PID into the volume as that user.
     const uid = sh("ps", ["-o", "uid=", "-p", String(server.pid)])
     expect(uid).toBe("1000")
@@ -160,7 +160,8 @@ describe.skipIf(missing !== undefined)(`container${missing === undefined ? "" : 
     const search = await fetch(`http://127.0.0.1:${port}/api/search/webSearch`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ keywords: "effect" })
+      body: JSON.stringify({ keywords: "effect" }),
+      signal: AbortSignal.timeout(30_000)
     })
     expect(search.status).toBe(200)
     // The image's HEALTHCHECK, run inside the image as its user.

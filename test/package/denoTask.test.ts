@@ -36,14 +36,15 @@ describe("deno task start", () => {
     task.stderr!.on("data", (d) => (log += d))
     const deadline = Date.now() + 90_000
     for (;;) {
-      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break
+      if (await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)) break
       if (Date.now() > deadline || task.exitCode !== null) throw new Error(`deno task start did not serve:\n${log}`)
       await new Promise((r) => setTimeout(r, 250))
     }
     const response = await fetch(`http://127.0.0.1:${port}/api/search/webSearch`, {
       method: "POST",
       headers: { authorization: "Bearer deno-task-key", "content-type": "application/json" },
-      body: JSON.stringify({ keywords: "chat completions" })
+      body: JSON.stringify({ keywords: "chat completions" }),
+      signal: AbortSignal.timeout(30_000)
     })
     expect(response.status).toBe(200)
     const body = await response.json() as { success: boolean; data: { organic: Array<{ title: string }> } }

@@ -188,13 +188,14 @@ describe("the bin from npx", () => {
       const response = await fetch(`http://127.0.0.1:${port}/api/search/webSearch`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ keywords: "otters kelp" })
+        body: JSON.stringify({ keywords: "otters kelp" }),
+        signal: AbortSignal.timeout(30_000)
       })
       return { status: response.status, body: await response.json() as { data: { organic: Array<{ link: string }> } } }
     }
     const deadline = Date.now() + 60_000
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.ok, () => false)
       if (ok) break
       if (Date.now() > deadline || server.exitCode !== null) throw new Error(`the server did not start:\n${log}`)
       await new Promise((r) => setTimeout(r, 200))

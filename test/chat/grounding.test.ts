@@ -351,6 +351,7 @@ describe("bad input", () => {
       const response = await ask("hi", extra)
       expect(response.status).toBe(400)
       const body = await response.json() as any
+      expect(body.error).toMatchObject({ type: "invalid_request_error", code: null })
       expect(body.error.param).toBe(param)
       expect(body.error.message).toContain(param)
     })

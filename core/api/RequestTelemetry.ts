@@ -11,14 +11,14 @@
  * Prometheus metrics by method, route and status, and one JSON access-log line
  * (time, method, route, status, ms, key name - never the key - and request id).
  * Latency is to the response head: a chat stream is timed by the model metrics.
- * Plain code on the hot path: metric series are cached and updated directly, and
+ * Plain code on the hot path: the counts are plain numbers (RequestMetrics), and
  * with metrics alone (no access log, no tracer) nothing else is done per request.
  */
-import { Context, Effect, Metric, References, Tracer, type Types } from "effect"
+import { Context, Effect, References, Tracer, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse, HttpTraceContext } from "effect/http"
 import { type PrincipalCell, RequestPrincipal } from "../auth/RequestPrincipal.ts"
-import { series } from "../store/MetricSeries.ts"
 import { allowedMethods } from "./Api.ts"
+import { recordRequest } from "./RequestMetrics.ts"
 
 export interface TelemetryOptionsShape {
   /** One JSON line per request on stdout (the `logRequests` setting). */
@@ -45,21 +45,11 @@ export const TelemetryOptions = Context.Reference<TelemetryOptionsShape>("perisc
 /**
  * Runs an unsampled request with tracing off: spans become shared-shape no-op
  * objects and the HTTP client neither makes client spans nor sends a traceparent.
+ * One prebuilt context, merged once: each provideService rebuilds the fiber's
+ * context on the way in and out.
  */
-const untraced = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  effect.pipe(Effect.provideService(References.TracerEnabled, false), Effect.provideService(Tracer.DisablePropagation, true))
-
-const requests = Metric.counter("periscope_http_requests_total", {
-  description: "HTTP requests answered, by method, route and status",
-  incremental: true
-})
-const latency = Metric.histogram("periscope_http_request_duration_seconds", {
-  description: "Time from the request to the response head, by method and route",
-  boundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
-})
-
-const counterOf = (method: string, route: string, status: number) => series(requests, { method, route, status: String(status) })
-const histogramOf = (method: string, route: string) => series(latency, { method, route })
+const untracedContext = Context.make(References.TracerEnabled, false).pipe(Context.add(Tracer.DisablePropagation, true))
+const untraced = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.provideContext(effect, untracedContext)
 
 /** The Prometheus scrape: a plain route beside the contract (MetricsRoute), labelled as itself. */
 export const METRICS_PATH = "/metrics"
@@ -104,9 +94,7 @@ export const RequestTelemetry = HttpRouter.middleware()(
           return Effect.onExit(effect, (exit) => {
             if (!options.metrics) return Effect.void
             const method = METHODS.has(request.method) ? request.method : "OTHER"
-            const route = routeOf(request.url)
-            counterOf(method, route, exit._tag === "Success" ? exit.value.status : 500).updateUnsafe(1, fiber.context)
-            histogramOf(method, route).updateUnsafe((performance.now() - start) / 1000, fiber.context)
+            recordRequest(method, routeOf(request.url), exit._tag === "Success" ? exit.value.status : 500, (performance.now() - start) / 1000, fiber.context)
             return Effect.void
           })
         })
@@ -126,10 +114,7 @@ export const RequestTelemetry = HttpRouter.middleware()(
         let traceId: string | undefined
         const finish = (status: number) => {
           const ms = performance.now() - start
-          if (options.metrics) {
-            counterOf(method, route, status).updateUnsafe(1, fiber.context)
-            histogramOf(method, route).updateUnsafe(ms / 1000, fiber.context)
-          }
+          if (options.metrics) recordRequest(method, route, status, ms / 1000, fiber.context)
           if (options.accessLog) {
             globalThis.console.log(JSON.stringify({
               time: new Date().toISOString(),

@@ -15,9 +15,11 @@
  * collector stand-in at the default sample ratio, then with every request traced
  * (access log off throughout); and the rate limiter in memory, then in Redis (a
  * redis-server started here; skipped with a note when it is absent). These run
- * in rotating rounds and report each configuration's median round, and the
- * server's CPU time per request (from /proc): on a shared machine req/s moves
- * with the neighbours' load, CPU per request much less.
+ * in rotating rounds, all configurations served by one process (one JIT, one
+ * heap: separate processes with the same configuration differed by up to 12%).
+ * Each configuration's median round is shown with the server's CPU time per
+ * request (from /proc); the ratios are the medians of ratios paired within a
+ * round, so a slow stretch of the machine lands on both sides of a ratio.
  */
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -39,8 +41,8 @@ const rounds = Number(values.rounds)
 const root = resolve(import.meta.dirname, "../..")
 const KEY = "bench-key"
 
-const start = async (name: string, args: Array<string>, env: Record<string, string>) => {
-  const port = await freePort()
+const start = async (name: string, args: Array<string>, env: Record<string, string>, knownPort?: number) => {
+  const port = knownPort ?? await freePort()
   const child = spawn(process.execPath, args.map((a) => a.replace("$PORT", String(port))), {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
@@ -120,6 +122,9 @@ interface Measured {
   readonly p99: number
   /** CPU time the server process spent per answered request, in microseconds. */
   readonly cpuUs: number
+  /** Against the first configuration: the median of the ratios paired within each round. */
+  readonly ratio: number
+  readonly cpuRatio: number
 }
 
 /** User + system CPU time of a process so far, in microseconds (Linux /proc; NaN elsewhere). */
@@ -134,34 +139,38 @@ const cpuTimeUs = (pid: number): number => {
 }
 
 /**
- * Each configuration in its own server process, all started at once; then `rounds` rounds, each
- * driving every server in turn (the order rotating), and per server the round with the median
- * req/s. On a shared two-core machine one run of a few seconds varies by 20-30%; rotating and
- * taking the median keeps a neighbour's burst from landing on one configuration only.
+ * All configurations served by one process (stateBenchServer.ts), each on its own port; then
+ * `rounds` rounds, each driving every configuration in turn (the order rotating). A tracing
+ * configuration waits `settleMs` after its run, so that its span export lands before the next run.
  */
-const measureAll = async (runs: ReadonlyArray<{ readonly name: string; readonly config: unknown }>, rounds: number): Promise<Array<Measured>> => {
-  const servers = await Promise.all(runs.map((run) => start(run.name, ["test/bench/support/stateBenchServer.ts", "$PORT", KEY], { BENCH_CONFIG: JSON.stringify(run.config) })))
+const measureAll = async (runs: ReadonlyArray<{ readonly name: string; readonly config: unknown; readonly settleMs?: number }>, rounds: number): Promise<Array<Measured>> => {
+  const ports = await Promise.all(runs.map(() => freePort()))
+  const process_ = await start("Periscope (state bench)", ["test/bench/support/stateBenchServer.ts", ports.join(","), KEY], { BENCH_CONFIGS: JSON.stringify(runs.map((run) => run.config)) }, ports[0])
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`)
   try {
-    for (const server of servers) await load(server.url, search.path, search.body, 2) // warm-up
-    const results: Array<Array<Measured>> = servers.map(() => [])
+    for (const url of urls) await load(url, search.path, search.body, 2) // warm-up
+    const results: Array<Array<Omit<Measured, "ratio" | "cpuRatio">>> = runs.map(() => [])
     for (let round = 0; round < rounds; round++) {
-      for (let k = 0; k < servers.length; k++) {
-        const i = (k + round) % servers.length
-        const server = servers[i]!
-        const cpuBefore = cpuTimeUs(server.pid)
-        const result = await load(server.url, search.path, search.body, seconds)
-        const cpuUs = (cpuTimeUs(server.pid) - cpuBefore) / result.requests.total
-        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
-        results[i]!.push({ name: server.name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs })
+      for (let k = 0; k < runs.length; k++) {
+        const i = (k + round) % runs.length
+        const cpuBefore = cpuTimeUs(process_.pid)
+        const result = await load(urls[i]!, search.path, search.body, seconds)
+        const cpuUs = (cpuTimeUs(process_.pid) - cpuBefore) / result.requests.total
+        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${runs[i]!.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+        if (runs[i]!.settleMs !== undefined) await new Promise((r) => setTimeout(r, runs[i]!.settleMs))
+        results[i]!.push({ name: runs[i]!.name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs })
       }
     }
     const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-    return results.map((rs) => {
-      const byRps = [...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)]!
-      return { ...byRps, cpuUs: median(rs.map((r) => r.cpuUs)) }
-    })
+    const base = results[0]!
+    return results.map((rs) => ({
+      ...[...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)]!,
+      cpuUs: median(rs.map((r) => r.cpuUs)),
+      ratio: median(rs.map((r, round) => r.rps / base[round]!.rps)),
+      cpuRatio: median(rs.map((r, round) => base[round]!.cpuUs / r.cpuUs))
+    }))
   } finally {
-    for (const server of servers) server.stop()
+    process_.stop()
   }
 }
 
@@ -169,7 +178,7 @@ const pairs: Array<Array<string>> = []
 const side = (a: Measured, ...others: Array<Measured>) => {
   pairs.push([a.name, a.rps.toFixed(0), a.p50.toFixed(2), a.p99.toFixed(2), "1.00", a.cpuUs.toFixed(0), "1.00"])
   for (const b of others) {
-    pairs.push([b.name, b.rps.toFixed(0), b.p50.toFixed(2), b.p99.toFixed(2), (b.rps / a.rps).toFixed(3), b.cpuUs.toFixed(0), (a.cpuUs / b.cpuUs).toFixed(3)])
+    pairs.push([b.name, b.rps.toFixed(0), b.p50.toFixed(2), b.p99.toFixed(2), b.ratio.toFixed(3), b.cpuUs.toFixed(0), b.cpuRatio.toFixed(3)])
   }
 }
 
@@ -180,11 +189,11 @@ if (only === "all" || only === "observability") {
   const [off, metricsOnly, sampled, full] = await measureAll([
     { name: "metrics + tracing off", config: { observability: { metrics: { enabled: false } } } },
     { name: "metrics on, tracing off", config: {} },
-    { name: "metrics + tracing on (default ratio)", config: { observability: { otlpEndpoint: collector.url } } },
-    { name: "metrics + tracing on (every request)", config: { observability: { otlpEndpoint: collector.url, traceSampleRatio: 1 } } }
+    { name: "metrics + tracing on (default ratio)", config: { observability: { otlpEndpoint: collector.url } }, settleMs: 2500 },
+    { name: "metrics + tracing on (every request)", config: { observability: { otlpEndpoint: collector.url, traceSampleRatio: 1 } }, settleMs: 2500 }
   ], rounds)
   side(off!, metricsOnly!, sampled!, full!)
-  notes.push(`(median of ${rounds} rotating rounds; the collector received ${collector.spans.length} spans, from the two tracing servers)`)
+  notes.push(`(${rounds} rotating rounds, one server process; the collector received ${collector.spans.length} spans, from the two tracing servers)`)
   await collector.close()
 }
 

@@ -14,6 +14,7 @@ import type { Usage } from "../chat/ChatCompletion.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
 import { FederatedSearch } from "../search/FederatedSearch.ts"
 import { series } from "../store/MetricSeries.ts"
+import { spanned } from "../store/Spans.ts"
 
 const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 
@@ -40,7 +41,7 @@ const countTokens = (model: string, usage: Usage | undefined) =>
 export const tracedApiKeys = <E, R>(layer: Layer.Layer<ApiKeys, E, R>): Layer.Layer<ApiKeys, E, R> =>
   Layer.effect(
     ApiKeys,
-    Effect.map(Effect.service(ApiKeys), (keys) => ApiKeys.of({ authenticate: (key) => Effect.withSpan(keys.authenticate(key), "ApiKeys.authenticate", { captureStackTrace: false }) }))
+    Effect.map(Effect.service(ApiKeys), (keys) => ApiKeys.of({ authenticate: (key) => spanned(keys.authenticate(key), "ApiKeys.authenticate") }))
   ).pipe(Layer.provide(layer))
 
 /** Federated search with one span per request. */
@@ -50,8 +51,8 @@ export const tracedSearch = <E, R>(layer: Layer.Layer<FederatedSearch, E, R>): L
     Effect.map(Effect.service(FederatedSearch), (search) =>
       FederatedSearch.of({
         sourceNames: search.sourceNames,
-        web: (query) => Effect.withSpan(search.web(query), "search.web", { attributes: { "search.num": query.num }, captureStackTrace: false }),
-        images: (query) => Effect.withSpan(search.images(query), "search.images", { attributes: { "search.num": query.num }, captureStackTrace: false })
+        web: (query) => spanned(search.web(query), "search.web", { attributes: { "search.num": query.num } }),
+        images: (query) => spanned(search.images(query), "search.images", { attributes: { "search.num": query.num } })
       }))
   ).pipe(Layer.provide(layer))
 
@@ -81,7 +82,7 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
         complete: (request) =>
           Effect.flatMap(labelOf(request.model), (label) => {
             const start = performance.now()
-            return model.complete(request).pipe(
+            const timed = model.complete(request).pipe(
               Effect.onExit((exit) => {
                 const elapsed = (performance.now() - start) / 1000
                 const outcome = exit._tag === "Success" ? "ok" : "error"
@@ -89,9 +90,9 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
                   Metric.update(series(upstreamDuration, { model: label, mode: "complete", outcome }), elapsed),
                   exit._tag === "Success" ? countTokens(label, exit.value.usage) : Effect.void
                 )
-              }),
-              Effect.withSpan("chat.model.complete", { attributes: { "gen_ai.request.model": label } }, { captureStackTrace: false })
+              })
             )
+            return spanned(timed, "chat.model.complete", { attributes: { "gen_ai.request.model": label } })
           }),
         stream: (request) =>
           Stream.unwrap(Effect.map(labelOf(request.model), (label) => {

@@ -8,8 +8,10 @@
  * Effect's own server span (HttpRouter.serve's tracer middleware, named by the
  * method alone, made for every request whatever the sampling) is turned off:
  * RequestTelemetry makes the server span, named by the route.
+ * Without a collector tracing is off everywhere: spans (core/store/Spans.ts) and
+ * the HTTP client's client spans and traceparent are skipped, not made and dropped.
  */
-import { Duration, Layer } from "effect"
+import { Duration, Layer, References, Tracer } from "effect"
 import { type HttpClient, HttpMiddleware } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 import type { ObservabilitySettings } from "../config/ObservabilityConfig.ts"
@@ -18,13 +20,15 @@ export const tracesUrl = (endpoint: string): string => `${endpoint.replace(/\/+$
 
 const serverSpanOff = Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)
 
+const tracingOff = Layer.mergeAll(serverSpanOff, Layer.succeed(References.TracerEnabled)(false), Layer.succeed(Tracer.DisablePropagation)(true))
+
 export const tracingLayer = (
   observability: ObservabilitySettings,
   serviceVersion: string,
   options: { readonly exportInterval?: Duration.Input } = {}
 ): Layer.Layer<never, never, HttpClient.HttpClient> =>
   observability.otlpEndpoint === undefined
-    ? serverSpanOff
+    ? tracingOff
     : Layer.merge(serverSpanOff, OtlpTracer.layer({
       url: tracesUrl(observability.otlpEndpoint),
       resource: { serviceName: observability.serviceName, serviceVersion },

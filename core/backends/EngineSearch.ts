@@ -17,6 +17,7 @@ import { ImageSearch } from "../search/ImageSearch.ts"
 import { SearchBackendError } from "../search/SearchError.ts"
 import { type ImageResult, type SearchQuery, toWebSearchData } from "../search/SearchResult.ts"
 import { WebSearch } from "../search/WebSearch.ts"
+import { spanned } from "../store/Spans.ts"
 
 /** What a loaded index holds, for logs and health checks. */
 export interface EngineSummary {
@@ -69,10 +70,8 @@ const engineFailure = () => new SearchBackendError({ reason: "internal", message
 /** A query answered from the index current when it starts, in a span of its own; a throw becomes a SearchBackendError. */
 const onCurrentIndex = <A>(span: string, answer: (index: SearchIndex, query: SearchQuery) => A) =>
   Effect.map(Effect.service(SearchEngine), (engine) =>
-    Effect.fn(span)(function*(query: SearchQuery) {
-      const index = yield* engine.current
-      return yield* Effect.try({ try: () => answer(index, query), catch: engineFailure })
-    }))
+    (query: SearchQuery) =>
+      spanned(Effect.flatMap(engine.current, (index) => Effect.try({ try: () => answer(index, query), catch: engineFailure })), span))
 
 /** The wire's image result: the engine's hit, with its size in pixels when the page stated it. */
 const toImageResult = (hit: ImageHit): ImageResult => ({

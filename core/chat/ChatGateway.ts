@@ -22,6 +22,7 @@ import { applyStops } from "./StopSequences.ts"
 import { StreamGuard } from "./StreamGuard.ts"
 import { TokenCount } from "./TokenCount.ts"
 import { repairJson } from "./ToolValidation.ts"
+import { spanned } from "../store/Spans.ts"
 
 export { defaultValidationPolicy, type ValidationPolicy }
 
@@ -69,7 +70,6 @@ interface GroundedRun {
 }
 
 /** Span options of the per-request spans: no stack trace captured (an Error per call). */
-const noStackTrace = { captureStackTrace: false } as const
 
 const isoDay = (millis: number) => new Date(millis).toISOString().slice(0, 10)
 
@@ -158,7 +158,7 @@ const makeGateway = (
   // Traced without Effect.fn: its call-site and span stack captures (two Errors per request) were
   // about 3% of a chat request's CPU; the span keeps its name.
   const complete = (request: ChatRequest): Effect.Effect<GatewayResult, ChatModelError> =>
-    Effect.withSpan(completeUntraced(request), "ChatGateway.complete", noStackTrace)
+    spanned(completeUntraced(request), "ChatGateway.complete")
 
   const completeUntraced = Effect.fnUntraced(function*(request: ChatRequest): Effect.fn.Return<GatewayResult, ChatModelError> {
     const run = yield* prepare(request)

@@ -13,6 +13,7 @@ import type { ChatModel } from "./ChatModel.ts"
 import type { ChatRequest } from "./ChatRequest.ts"
 import { fanOutComplete, fanOutStream, topUpComplete, topUpStream } from "./FanOut.ts"
 import { isRetryable, type UpstreamClient, type UpstreamError, type UpstreamTarget } from "./Upstream.ts"
+import { spanned } from "../store/Spans.ts"
 
 export interface WeightedTarget {
   readonly target: UpstreamTarget
@@ -133,7 +134,10 @@ export const makeModelRouter = (client: UpstreamClient["Service"], options: Rout
     })
   }
 
-  const complete = Effect.fn("ModelRouter.complete")(function*(request: ChatRequest): Effect.fn.Return<ChatResult, ChatModelError> {
+  // A span only while tracing is on (spanned): Effect.fn's stack captures are two Errors per request.
+  const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => spanned(completeUntraced(request), "ModelRouter.complete")
+
+  const completeUntraced = Effect.fnUntraced(function*(request: ChatRequest): Effect.fn.Return<ChatResult, ChatModelError> {
     const to = destinationOf(request.model)
     if (to._tag === "Builtin") return yield* to.model.complete(request)
     if (to._tag === "Unknown") return yield* to.error

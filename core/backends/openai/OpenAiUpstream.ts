@@ -25,6 +25,7 @@ import { upstreamBody } from "./RequestBody.ts"
 import { type AnswerIssue, normalizeCompletion } from "./ResponseNormalizer.ts"
 import { retryAfterMs, retrySchedule } from "./RetryPolicy.ts"
 import { StreamNormalizer } from "./StreamNormalizer.ts"
+import { spanned } from "../../store/Spans.ts"
 
 /** How long an error body may take to read before the status alone is reported. */
 const ERROR_BODY_MS = 5_000
@@ -41,7 +42,6 @@ interface Failure {
 }
 
 /** Span options of the per-request spans: no stack trace captured (an Error per call). */
-const noStackTrace = { captureStackTrace: false } as const
 
 /** The chat URL of a base URL and whether it parses, worked out once per base URL (targets are few and fixed). */
 const urls = new Map<string, { readonly url: string; readonly valid: boolean }>()
@@ -258,7 +258,7 @@ export const make = Effect.gen(function*() {
 
   // Spans without Effect.fn: its call-site and span stack captures are two Errors per request.
   const complete = (target: UpstreamTarget, request: ChatRequest): Effect.Effect<ChatResult, UpstreamError> =>
-    Effect.withSpan(completeTraced(target, request), "OpenAiUpstream.complete", noStackTrace)
+    spanned(completeTraced(target, request), "OpenAiUpstream.complete")
 
   const completeTraced = Effect.fnUntraced(
     function*(target: UpstreamTarget, request: ChatRequest): Effect.fn.Return<ChatResult, UpstreamError> {
@@ -384,7 +384,7 @@ export const make = Effect.gen(function*() {
   })
 
   /** Until the first chunks are in: connect, retries and first token (the span ends there, nothing per chunk). */
-  const open = (target: UpstreamTarget, request: ChatRequest) => Effect.withSpan(openUntraced(target, request), "OpenAiUpstream.stream", noStackTrace)
+  const open = (target: UpstreamTarget, request: ChatRequest) => spanned(openUntraced(target, request), "OpenAiUpstream.stream")
 
   const openUntraced = Effect.fnUntraced(function*(target: UpstreamTarget, request: ChatRequest) {
     yield* validUrl(target)

@@ -9,12 +9,14 @@ import { Context, Effect, Layer, Metric } from "effect"
 
 const documentsGauge = Metric.gauge("periscope_index_documents", { description: "Documents in the local index now" })
 const imagesGauge = Metric.gauge("periscope_index_images", { description: "Images in the local index now" })
-const reloads = Metric.counter("periscope_index_reloads_total", {
-  description: "Reloads of the local index (ok: swapped in; refused: the current index kept)",
-  incremental: true
-})
-const reloadedOk = Metric.withAttributes(reloads, { outcome: "ok" })
-const reloadRefused = Metric.withAttributes(reloads, { outcome: "refused" })
+const reloads = (outcome: string) =>
+  Metric.counter("periscope_index_reloads_total", {
+    description: "Reloads of the local index (ok: swapped in; refused: the current index kept)",
+    incremental: true,
+    attributes: { outcome }
+  })
+const reloadedOk = reloads("ok")
+const reloadRefused = reloads("refused")
 
 export interface IndexSnapshotInfo {
   readonly documents: number

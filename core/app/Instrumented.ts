@@ -13,28 +13,37 @@ import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { Usage } from "../chat/ChatCompletion.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
 import { FederatedSearch } from "../search/FederatedSearch.ts"
-import { series } from "../store/MetricSeries.ts"
+import { labelled } from "../store/MetricSeries.ts"
 import { spanned } from "../store/Spans.ts"
 
 const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 
-const upstreamDuration = Metric.histogram("periscope_upstream_duration_seconds", {
-  description: "Chat model calls from start to the whole answer (streams: to the last chunk), by model, mode and outcome",
-  boundaries: seconds
-})
-const firstToken = Metric.histogram("periscope_upstream_ttft_seconds", {
-  description: "Streaming chat: time from the call to the first chunk, by model",
-  boundaries: seconds
-})
-const tokens = Metric.counter("periscope_tokens_total", {
-  description: "Tokens reported (or counted) for chat answers, by model and kind (prompt, completion)",
-  incremental: true
-})
+const upstreamDuration = labelled((attributes) =>
+  Metric.histogram("periscope_upstream_duration_seconds", {
+    description: "Chat model calls from start to the whole answer (streams: to the last chunk), by model, mode and outcome",
+    boundaries: seconds,
+    attributes
+  })
+)
+const firstToken = labelled((attributes) =>
+  Metric.histogram("periscope_upstream_ttft_seconds", {
+    description: "Streaming chat: time from the call to the first chunk, by model",
+    boundaries: seconds,
+    attributes
+  })
+)
+const tokens = labelled((attributes) =>
+  Metric.counter("periscope_tokens_total", {
+    description: "Tokens reported (or counted) for chat answers, by model and kind (prompt, completion)",
+    incremental: true,
+    attributes
+  })
+)
 
 const countTokens = (model: string, usage: Usage | undefined) =>
   usage === undefined ? Effect.void : Effect.andThen(
-    Metric.update(series(tokens, { model, kind: "prompt" }), usage.prompt_tokens),
-    Metric.update(series(tokens, { model, kind: "completion" }), usage.completion_tokens)
+    Metric.update(tokens({ model, kind: "prompt" }), usage.prompt_tokens),
+    Metric.update(tokens({ model, kind: "completion" }), usage.completion_tokens)
   )
 
 /** The key check with a span of its own under the request's. */
@@ -87,7 +96,7 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
                 const elapsed = (performance.now() - start) / 1000
                 const outcome = exit._tag === "Success" ? "ok" : "error"
                 return Effect.andThen(
-                  Metric.update(series(upstreamDuration, { model: label, mode: "complete", outcome }), elapsed),
+                  Metric.update(upstreamDuration({ model: label, mode: "complete", outcome }), elapsed),
                   exit._tag === "Success" ? countTokens(label, exit.value.usage) : Effect.void
                 )
               })
@@ -108,14 +117,14 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
                 if (chunk.usage !== undefined && chunk.usage !== null) usage = chunk.usage
                 if (first) {
                   first = false
-                  series(firstToken, { model: label }).updateUnsafe((performance.now() - start) / 1000, context)
+                  firstToken({ model: label }).updateUnsafe((performance.now() - start) / 1000, context)
                 }
                 return chunk
               }),
               Stream.onExit((exit) =>
                 Effect.andThen(
                   Metric.update(
-                    series(upstreamDuration, { model: label, mode: "stream", outcome: exit._tag === "Success" ? "ok" : "error" }),
+                    upstreamDuration({ model: label, mode: "stream", outcome: exit._tag === "Success" ? "ok" : "error" }),
                     (performance.now() - start) / 1000
                   ),
                   countTokens(label, usage)

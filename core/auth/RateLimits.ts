@@ -22,14 +22,14 @@ const window = Duration.minutes(1)
 /** The span of every check (when tracing is on; no captured stack trace: an Error per request cost 2% of a chat). */
 const inCheckSpan = <A, E, R>(effect: Effect.Effect<A, E, R>) => spanned(effect, "RateLimits.check")
 
-const rejections = Metric.counter("periscope_rate_limit_rejections_total", {
-  description: "Requests refused by a rate limit (reason: rate_limited, or limiter_unavailable when Redis is down and limits fail closed)",
-  incremental: true
-})
-const rejected = {
-  rate_limited: Metric.withAttributes(rejections, { reason: "rate_limited" }),
-  limiter_unavailable: Metric.withAttributes(rejections, { reason: "limiter_unavailable" })
-}
+// Labels baked in (not Metric.withAttributes, which rebuilds the series key on every update: core/store/MetricSeries.ts).
+const rejections = (reason: string) =>
+  Metric.counter("periscope_rate_limit_rejections_total", {
+    description: "Requests refused by a rate limit (reason: rate_limited, or limiter_unavailable when Redis is down and limits fail closed)",
+    incremental: true,
+    attributes: { reason }
+  })
+const rejected = { rate_limited: rejections("rate_limited"), limiter_unavailable: rejections("limiter_unavailable") }
 const fallbacks = Metric.counter("periscope_rate_limit_fallbacks_total", {
   description: "Requests counted in this instance's memory because the shared store (Redis) was unreachable",
   incremental: true

@@ -5,17 +5,23 @@
  * was answered as a miss).
  */
 import { Effect, Metric } from "effect"
-import { series } from "./MetricSeries.ts"
+import { labelled } from "./MetricSeries.ts"
 
-const lookups = Metric.counter("periscope_cache_lookups_total", {
-  description: "Cache lookups by cache and outcome (hit: stored or in flight; miss: computed)",
-  incremental: true
-})
-const storeErrors = Metric.counter("periscope_cache_store_errors_total", {
-  description: "Shared cache store failures answered as a miss",
-  incremental: true
-})
+const lookups = labelled((attributes) =>
+  Metric.counter("periscope_cache_lookups_total", {
+    description: "Cache lookups by cache and outcome (hit: stored or in flight; miss: computed)",
+    incremental: true,
+    attributes
+  })
+)
+const storeErrors = labelled((attributes) =>
+  Metric.counter("periscope_cache_store_errors_total", {
+    description: "Shared cache store failures answered as a miss",
+    incremental: true,
+    attributes
+  })
+)
 
-export const countLookup = (cache: string, outcome: "hit" | "miss"): Effect.Effect<void> => Metric.update(series(lookups, { cache, outcome }), 1)
+export const countLookup = (cache: string, outcome: "hit" | "miss"): Effect.Effect<void> => Metric.update(lookups({ cache, outcome }), 1)
 
-export const countStoreError = (cache: string): Effect.Effect<void> => Metric.update(series(storeErrors, { cache }), 1)
+export const countStoreError = (cache: string): Effect.Effect<void> => Metric.update(storeErrors({ cache }), 1)

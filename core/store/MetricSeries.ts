@@ -1,21 +1,21 @@
 /**
- * One labelled series of a metric, made once and kept: `Metric.withAttributes`
- * builds a new metric object on every call, which the request path would pay
- * per request. Here in the lowest room that records metrics (store's caches),
- * so api and app can use it too.
+ * The labelled series of one metric, each made once with its labels baked in
+ * and kept. `Metric.withAttributes` returns a wrapper that builds a new context
+ * and a new label record on every update, so the series key (a sorted JSON
+ * string) is recomputed each time: 5-11 µs of a chat request (profiled). A
+ * metric made with `attributes` computes its key once. Here in the lowest room
+ * that records metrics (store's caches), so api, auth and app can use it too.
  */
-import { Metric } from "effect"
+import type { Metric } from "effect"
 
-const made = new Map<string, Metric.Metric<number, unknown>>()
-
-/** `base` with `attributes` (in a stable order: the caller's), the same object for the same labels. */
-export const series = <M extends Metric.Metric<number, any>>(base: M, attributes: Readonly<Record<string, string>>): M => {
-  let key = base.id
-  for (const k in attributes) key += `\u0000${k}=${attributes[k]}`
-  let found = made.get(key)
-  if (found === undefined) {
-    found = Metric.withAttributes(base, attributes)
-    made.set(key, found)
+/** `make` called once per distinct label set (in the caller's key order); the same metric after that. */
+export const labelled = <M extends Metric.Metric<any, any>>(make: (attributes: Readonly<Record<string, string>>) => M) => {
+  const made = new Map<string, M>()
+  return (attributes: Readonly<Record<string, string>>): M => {
+    let key = ""
+    for (const name in attributes) key += `${name}=${attributes[name]}\u0000`
+    let found = made.get(key)
+    if (found === undefined) made.set(key, found = make(attributes))
+    return found
   }
-  return found as M
 }

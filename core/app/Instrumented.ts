@@ -8,7 +8,7 @@
  * per chunk (Stream.withSpan costs about 1 µs per chunk, ChatGateway measured).
  * No span captures a stack trace: on the request path that was 6% of chat CPU (profiled).
  */
-import { Effect, Layer, Metric, Stream } from "effect"
+import { type Context, Effect, Layer, Metric, Stream } from "effect"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { Usage } from "../chat/ChatCompletion.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
@@ -18,33 +18,42 @@ import { spanned } from "../store/Spans.ts"
 
 const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 
-const upstreamDuration = labelled((attributes) =>
-  Metric.histogram("periscope_upstream_duration_seconds", {
-    description: "Chat model calls from start to the whole answer (streams: to the last chunk), by model, mode and outcome",
-    boundaries: seconds,
-    attributes
-  })
-)
-const firstToken = labelled((attributes) =>
-  Metric.histogram("periscope_upstream_ttft_seconds", {
-    description: "Streaming chat: time from the call to the first chunk, by model",
-    boundaries: seconds,
-    attributes
-  })
-)
-const tokens = labelled((attributes) =>
-  Metric.counter("periscope_tokens_total", {
-    description: "Tokens reported (or counted) for chat answers, by model and kind (prompt, completion)",
-    incremental: true,
-    attributes
-  })
-)
+const histogram = (name: string, description: string, attributes: Record<string, string>) =>
+  Metric.histogram(name, { description, boundaries: seconds, attributes })
+const counter = (name: string, description: string, attributes: Record<string, string>) =>
+  Metric.counter(name, { description, incremental: true, attributes })
 
-const countTokens = (model: string, usage: Usage | undefined) =>
-  usage === undefined ? Effect.void : Effect.andThen(
-    Metric.update(tokens({ model, kind: "prompt" }), usage.prompt_tokens),
-    Metric.update(tokens({ model, kind: "completion" }), usage.completion_tokens)
-  )
+const DURATION = "Chat model calls from start to the whole answer (streams: to the last chunk), by model, mode and outcome"
+const TTFT = "Streaming chat: time from the call to the first chunk, by model"
+const TOKENS = "Tokens reported (or counted) for chat answers, by model and kind (prompt, completion)"
+
+/** Every series of one model label, made once (labels baked in: core/store/MetricSeries.ts) and found with one lookup. */
+const seriesOfModel = labelled(({ model }) => {
+  const duration = (mode: string, outcome: string) => histogram("periscope_upstream_duration_seconds", DURATION, { model: model!, mode, outcome })
+  return {
+    complete: { ok: duration("complete", "ok"), error: duration("complete", "error") },
+    stream: { ok: duration("stream", "ok"), error: duration("stream", "error") },
+    firstToken: histogram("periscope_upstream_ttft_seconds", TTFT, { model: model! }),
+    promptTokens: counter("periscope_tokens_total", TOKENS, { model: model!, kind: "prompt" }),
+    completionTokens: counter("periscope_tokens_total", TOKENS, { model: model!, kind: "completion" })
+  }
+})
+type ModelSeries = ReturnType<typeof seriesOfModel>
+
+/** One finished call: its duration by mode and outcome, and its tokens when the answer reported them. */
+const recordCall = (
+  series: ModelSeries,
+  mode: "complete" | "stream",
+  ok: boolean,
+  elapsedSeconds: number,
+  usage: Usage | undefined | null,
+  context: Context.Context<never>
+) => {
+  series[mode][ok ? "ok" : "error"].updateUnsafe(elapsedSeconds, context)
+  if (usage === undefined || usage === null) return
+  series.promptTokens.updateUnsafe(usage.prompt_tokens, context)
+  series.completionTokens.updateUnsafe(usage.completion_tokens, context)
+}
 
 /** The key check with a span of its own under the request's. */
 export const tracedApiKeys = <E, R>(layer: Layer.Layer<ApiKeys, E, R>): Layer.Layer<ApiKeys, E, R> =>
@@ -92,14 +101,12 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
           Effect.flatMap(labelOf(request.model), (label) => {
             const start = performance.now()
             const timed = model.complete(request).pipe(
-              Effect.onExit((exit) => {
-                const elapsed = (performance.now() - start) / 1000
-                const outcome = exit._tag === "Success" ? "ok" : "error"
-                return Effect.andThen(
-                  Metric.update(upstreamDuration({ model: label, mode: "complete", outcome }), elapsed),
-                  exit._tag === "Success" ? countTokens(label, exit.value.usage) : Effect.void
-                )
-              })
+              Effect.onExit((exit) =>
+                Effect.sync(() => {
+                  const ok = exit._tag === "Success"
+                  recordCall(seriesOfModel({ model: label }), "complete", ok, (performance.now() - start) / 1000, ok ? exit.value.usage : undefined, context)
+                })
+              )
             )
             return spanned(timed, "chat.model.complete", { attributes: { "gen_ai.request.model": label } })
           }),
@@ -117,17 +124,13 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
                 if (chunk.usage !== undefined && chunk.usage !== null) usage = chunk.usage
                 if (first) {
                   first = false
-                  firstToken({ model: label }).updateUnsafe((performance.now() - start) / 1000, context)
+                  seriesOfModel({ model: label }).firstToken.updateUnsafe((performance.now() - start) / 1000, context)
                 }
                 return chunk
               }),
               Stream.onExit((exit) =>
-                Effect.andThen(
-                  Metric.update(
-                    upstreamDuration({ model: label, mode: "stream", outcome: exit._tag === "Success" ? "ok" : "error" }),
-                    (performance.now() - start) / 1000
-                  ),
-                  countTokens(label, usage)
+                Effect.sync(() =>
+                  recordCall(seriesOfModel({ model: label }), "stream", exit._tag === "Success", (performance.now() - start) / 1000, usage, context)
                 )
               )
             )

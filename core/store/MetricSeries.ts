@@ -6,10 +6,11 @@
  * metric made with `attributes` computes its key once. Here in the lowest room
  * that records metrics (store's caches), so api, auth and app can use it too.
  */
-import type { Metric } from "effect"
-
-/** `make` called once per distinct label set (in the caller's key order); the same metric after that. */
-export const labelled = <M extends Metric.Metric<any, any>>(make: (attributes: Readonly<Record<string, string>>) => M) => {
+/**
+ * `make` called once per distinct label set (in the caller's key order); the same metric, or
+ * bundle of metrics, after that.
+ */
+export const labelled = <M>(make: (attributes: Readonly<Record<string, string>>) => M) => {
   const made = new Map<string, M>()
   return (attributes: Readonly<Record<string, string>>): M => {
     let key = ""

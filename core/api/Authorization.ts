@@ -11,6 +11,7 @@ import { RateLimits } from "../auth/RateLimits.ts"
 import { familyOfPath } from "./ApiError.ts"
 import { fromAuthError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
+import { whenSampled } from "./SampledTracing.ts"
 
 export class Authorization extends HttpApiMiddleware.Service<Authorization>()("periscope/api/Authorization", {
   security: { bearer: HttpApiSecurity.bearer }
@@ -29,7 +30,8 @@ export class Authorization extends HttpApiMiddleware.Service<Authorization>()("p
                 Effect.map(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
                   errorResponse(familyOfPath(request.url), fromAuthError(error))),
               onSuccess: () => httpEffect
-            })
+            }),
+            whenSampled
           )
       })
     })

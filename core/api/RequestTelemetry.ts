@@ -19,6 +19,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse, HttpTraceContext } f
 import { type PrincipalCell, RequestPrincipal } from "../auth/RequestPrincipal.ts"
 import { allowedMethods } from "./Api.ts"
 import { recordRequest } from "./RequestMetrics.ts"
+import { SampledTracing } from "./SampledTracing.ts"
 
 export interface TelemetryOptionsShape {
   /** One JSON line per request on stdout (the `logRequests` setting). */
@@ -45,8 +46,8 @@ export const TelemetryOptions = Context.Reference<TelemetryOptionsShape>("perisc
 /**
  * Runs an unsampled request with tracing off: spans become shared-shape no-op
  * objects and the HTTP client neither makes client spans nor sends a traceparent.
- * One prebuilt context, merged once: each provideService rebuilds the fiber's
- * context on the way in and out.
+ * The application's layers turn tracing off by default (core/app/Tracing.ts),
+ * and then nothing is done: this is for a context that did not.
  */
 const untracedContext = Context.make(References.TracerEnabled, false).pipe(Context.add(Tracer.DisablePropagation, true))
 const untraced = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.provideContext(effect, untracedContext)
@@ -82,6 +83,16 @@ export const RequestTelemetry = HttpRouter.middleware()(
     // The application's tracer (OTLP when configured), whatever the server's own context holds.
     const tracer = yield* Tracer.Tracer
     const tracing = tracer !== Tracer.nativeTracer
+    // Tracing off by default: unsampled requests run as they are (swapping a context in and out
+    // was most of tracing's cost); sampled ones turn it on, and HttpApi handlers, which run under
+    // their group's context, turn it on again from SampledTracing (core/api/SampledTracing.ts).
+    const offByDefault = !(yield* References.TracerEnabled)
+    const unsampled: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = offByDefault ? (effect) => effect : untraced
+    const sampledBase = Context.make(Tracer.Tracer, tracer).pipe(
+      Context.add(References.TracerEnabled, true),
+      Context.add(Tracer.DisablePropagation, false)
+    )
+    const sampledContext = Context.add(sampledBase, SampledTracing, sampledBase)
     return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled> => {
       if (!options.metrics && !options.accessLog && !tracing) return httpEffect
       // Metrics alone (the default, and every unsampled request without an access log): count and
@@ -105,7 +116,7 @@ export const RequestTelemetry = HttpRouter.middleware()(
         const sampled = parent === undefined
           ? false
           : parent._tag === "Some" ? parent.value.sampled : Math.random() < options.traceSampleRatio
-        if (tracing && !sampled && !options.accessLog) return untraced(measured(httpEffect))
+        if (tracing && !sampled && !options.accessLog) return unsampled(measured(httpEffect))
         const start = performance.now()
         const method = METHODS.has(request.method) ? request.method : "OTHER"
         const route = routeOf(request.url)
@@ -136,7 +147,7 @@ export const RequestTelemetry = HttpRouter.middleware()(
           Effect.provideService(RequestPrincipal, cell)
         )
         if (parent !== undefined) {
-          if (!sampled) return untraced(effect)
+          if (!sampled) return unsampled(effect)
           effect = effect.pipe(
             Effect.tap(() => Effect.map(Effect.currentSpan, (span) => void (traceId = span.traceId)).pipe(Effect.ignore)),
             Effect.withSpan(`${method} ${route}`, {
@@ -144,7 +155,7 @@ export const RequestTelemetry = HttpRouter.middleware()(
               ...(parent._tag === "Some" ? { parent: parent.value } : {}),
               attributes: { "http.request.method": request.method, "http.route": route, "periscope.request_id": requestId }
             }),
-            Effect.provideService(Tracer.Tracer, tracer)
+            offByDefault ? Effect.provideContext(sampledContext) : Effect.provideService(Tracer.Tracer, tracer)
           )
         }
         return effect

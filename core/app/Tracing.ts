@@ -8,8 +8,10 @@
  * Effect's own server span (HttpRouter.serve's tracer middleware, named by the
  * method alone, made for every request whatever the sampling) is turned off:
  * RequestTelemetry makes the server span, named by the route.
- * Without a collector tracing is off everywhere: spans (core/store/Spans.ts) and
- * the HTTP client's client spans and traceparent are skipped, not made and dropped.
+ * Tracing is off everywhere by default: spans (core/store/Spans.ts) and the HTTP
+ * client's client spans and traceparent are skipped, not made and dropped; with
+ * a collector, RequestTelemetry turns it on for the requests it samples
+ * (core/api/SampledTracing.ts).
  */
 import { Duration, Layer, References, Tracer } from "effect"
 import { type HttpClient, HttpMiddleware } from "effect/http"
@@ -29,7 +31,7 @@ export const tracingLayer = (
 ): Layer.Layer<never, never, HttpClient.HttpClient> =>
   observability.otlpEndpoint === undefined
     ? tracingOff
-    : Layer.merge(serverSpanOff, OtlpTracer.layer({
+    : Layer.merge(tracingOff, OtlpTracer.layer({
       url: tracesUrl(observability.otlpEndpoint),
       resource: { serviceName: observability.serviceName, serviceVersion },
       exportInterval: options.exportInterval ?? Duration.seconds(2),

@@ -19,7 +19,8 @@ import { makeBenchQueries } from "./support/benchQueries.ts"
 import { readJsonlLines } from "./support/jsonlLines.ts"
 import { ensurePassageCorpus } from "./support/passageCorpus.ts"
 import { ensureScaleCorpus, scaleDir, scaleTarget } from "./support/scaleCorpus.ts"
-import type { LatencyFigures, WorkerFigures } from "./support/searchWorker.ts"
+import { bareAndResultRows, type FigureRow, type FigureValue } from "./support/figureRows.ts"
+import type { WorkerFigures } from "./support/searchWorker.ts"
 import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
 
 const args = process.argv.slice(2)
@@ -79,12 +80,10 @@ for (const n of sizes) {
   }
 }
 
-type Value = number | null | undefined
-const bare = (f: WorkerFigures, set: "andLike" | "orLike"): LatencyFigures => (set === "andLike" ? f.andLikeBare : f.orLikeBare) ?? f[set]
 /** Memory the index holds: heap and buffers after the build, less the process's heap before it read anything. */
-const indexMemory = (f: WorkerFigures): Value =>
+const indexMemory = (f: WorkerFigures): FigureValue =>
   f.heapMB === null || f.buffersMB === null ? (f.rssMB !== undefined && f.baselineRssMB !== undefined ? f.rssMB - f.baselineRssMB : null) : f.heapMB + f.buffersMB - (f.baselineHeapMB ?? 0)
-const rows: Array<[string, (f: WorkerFigures) => Value, number]> = [
+const rows: Array<FigureRow> = [
   ["passages", (f) => f.documents, 0],
   ["build (s)", (f) => f.buildMs / 1000, 1],
   ["build (passages/s)", (f) => f.documents / (f.buildMs / 1000), 0],
@@ -99,11 +98,7 @@ const rows: Array<[string, (f: WorkerFigures) => Value, number]> = [
   ["AND-like p99 (ms)", (f) => f.andLike.p99Ms, 2],
   ["OR-like queries/s", (f) => f.orLike.qps, 0],
   ["OR-like p99 (ms)", (f) => f.orLike.p99Ms, 2],
-  ["AND-like queries/s, no snippets", (f) => bare(f, "andLike").qps, 0],
-  ["AND-like p99 (ms), no snippets", (f) => bare(f, "andLike").p99Ms, 2],
-  ["OR-like queries/s, no snippets", (f) => bare(f, "orLike").qps, 0],
-  ["OR-like p99 (ms), no snippets", (f) => bare(f, "orLike").p99Ms, 2],
-  ["mean results per query", (f) => (f.andLike.meanResults + f.orLike.meanResults) / 2, 1]
+  ...bareAndResultRows
 ]
 console.log(`\nnode ${process.version}, one run, each column in its own process; with snippets unless said\n`)
 console.log(`| measure | ${columns.map((c) => c.label).join(" | ")} |`)

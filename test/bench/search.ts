@@ -16,7 +16,8 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { makeBenchQueries } from "./support/benchQueries.ts"
 import { ensurePassageCorpus } from "./support/passageCorpus.ts"
-import type { LatencyFigures, WorkerFigures } from "./support/searchWorker.ts"
+import { bareAndResultRows, bareFigures, type FigureRow } from "./support/figureRows.ts"
+import type { WorkerFigures } from "./support/searchWorker.ts"
 import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
 
 const allEngines = ["periscope", "xapian-inmemory", "xapian-glass", "minisearch", "orama", "flexsearch"]
@@ -71,10 +72,8 @@ for (const engine of engines) {
 }
 
 const fixed = (x: number, digits = 1) => x.toFixed(digits)
-type Value = number | null | undefined
 /** Snippet-free timings fall back to the main ones for engines that never make snippets. */
-const bare = (f: WorkerFigures, set: "andLike" | "orLike"): LatencyFigures => (set === "andLike" ? f.andLikeBare : f.orLikeBare) ?? f[set]
-const rows: Array<[string, (f: WorkerFigures) => Value, number]> = [
+const rows: Array<FigureRow> = [
   ["build (s)", (f) => f.buildMs / 1000, 1],
   ["process heap before reading the corpus (MB)", (f) => f.baselineHeapMB, 1],
   ["JS heap after build (MB)", (f) => f.heapMB, 1],
@@ -90,11 +89,7 @@ const rows: Array<[string, (f: WorkerFigures) => Value, number]> = [
   ["OR-like queries/s", (f) => f.orLike.qps, 0],
   ["OR-like p50 (ms)", (f) => f.orLike.p50Ms, 2],
   ["OR-like p99 (ms)", (f) => f.orLike.p99Ms, 2],
-  ["AND-like queries/s, no snippets", (f) => bare(f, "andLike").qps, 0],
-  ["AND-like p99 (ms), no snippets", (f) => bare(f, "andLike").p99Ms, 2],
-  ["OR-like queries/s, no snippets", (f) => bare(f, "orLike").qps, 0],
-  ["OR-like p99 (ms), no snippets", (f) => bare(f, "orLike").p99Ms, 2],
-  ["mean results per query", (f) => (f.andLike.meanResults + f.orLike.meanResults) / 2, 1]
+  ...bareAndResultRows
 ]
 const mini = results.find((r) => r.engine.startsWith("MiniSearch"))
 console.log(`\n${results[0]?.documents ?? 0} documents, node ${process.version}, one run; query sets with snippets where the engine makes them (Periscope, Xapian)\n`)
@@ -135,7 +130,7 @@ if (periscope !== undefined) {
       checks.push([`${name} q/s with snippets >= Xapian glass with snippets (${fixed(ratio, 2)}x)`, ratio >= 1])
     }
     if (inMemory !== undefined) {
-      const ratio = bare(periscope, set).qps / bare(inMemory, set).qps
+      const ratio = bareFigures(periscope, set).qps / bareFigures(inMemory, set).qps
       checks.push([`${name} q/s without snippets >= Xapian in-memory without snippets (${fixed(ratio, 2)}x)`, ratio >= 1])
     }
   }

@@ -86,8 +86,7 @@ export const RequestTelemetry = HttpRouter.middleware()(
     // Tracing off by default: unsampled requests run as they are (swapping a context in and out
     // was most of tracing's cost); sampled ones turn it on, and HttpApi handlers, which run under
     // their group's context, turn it on again from SampledTracing (core/api/SampledTracing.ts).
-    const offByDefault = !(yield* References.TracerEnabled)
-    const unsampled: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = offByDefault ? (effect) => effect : untraced
+    const unsampled: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (yield* References.TracerEnabled) ? untraced : (effect) => effect
     const sampledBase = Context.make(Tracer.Tracer, tracer).pipe(
       Context.add(References.TracerEnabled, true),
       Context.add(Tracer.DisablePropagation, false)
@@ -155,7 +154,7 @@ export const RequestTelemetry = HttpRouter.middleware()(
               ...(parent._tag === "Some" ? { parent: parent.value } : {}),
               attributes: { "http.request.method": request.method, "http.route": route, "periscope.request_id": requestId }
             }),
-            offByDefault ? Effect.provideContext(sampledContext) : Effect.provideService(Tracer.Tracer, tracer)
+            Effect.provideContext(sampledContext)
           )
         }
         return effect

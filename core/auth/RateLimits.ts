@@ -13,9 +13,9 @@
  */
 import { Context, Duration, Effect, Layer, Metric } from "effect"
 import { type Redis, RateLimiter } from "effect/persistence"
+import { spanned } from "../store/Spans.ts"
 import { AuthError, type Principal } from "./AuthError.ts"
 import { RequestPrincipal } from "./RequestPrincipal.ts"
-import { spanned } from "../store/Spans.ts"
 
 const window = Duration.minutes(1)
 

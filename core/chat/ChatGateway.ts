@@ -6,6 +6,7 @@
  * this service; backends provide ChatModel underneath it.
  */
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
+import { spanned } from "../store/Spans.ts"
 import { mapArrays, stepArrays } from "./ArrayStreams.ts"
 import type { ChatChoice, ChatChunk, ChatResult, ModelInfo, Usage } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
@@ -22,7 +23,6 @@ import { applyStops } from "./StopSequences.ts"
 import { StreamGuard } from "./StreamGuard.ts"
 import { TokenCount } from "./TokenCount.ts"
 import { repairJson } from "./ToolValidation.ts"
-import { spanned } from "../store/Spans.ts"
 
 export { defaultValidationPolicy, type ValidationPolicy }
 
@@ -68,8 +68,6 @@ interface GroundedRun {
   /** What the model gets. */
   readonly request: ChatRequest
 }
-
-/** Span options of the per-request spans: no stack trace captured (an Error per call). */
 
 const isoDay = (millis: number) => new Date(millis).toISOString().slice(0, 10)
 

@@ -7,13 +7,13 @@
  * time, and is remembered: its later n > 1 requests fan out at once.
  */
 import { Effect, Stream } from "effect"
+import { spanned } from "../store/Spans.ts"
 import type { ChatChunk, ChatResult, ModelInfo } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
 import type { ChatModel } from "./ChatModel.ts"
 import type { ChatRequest } from "./ChatRequest.ts"
 import { fanOutComplete, fanOutStream, topUpComplete, topUpStream } from "./FanOut.ts"
 import { isRetryable, type UpstreamClient, type UpstreamError, type UpstreamTarget } from "./Upstream.ts"
-import { spanned } from "../store/Spans.ts"
 
 export interface WeightedTarget {
   readonly target: UpstreamTarget

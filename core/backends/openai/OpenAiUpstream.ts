@@ -20,12 +20,12 @@ import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, t
 import type { ChatChunk, ChatResult } from "../../chat/ChatCompletion.ts"
 import type { ChatRequest } from "../../chat/ChatRequest.ts"
 import { UpstreamClient, UpstreamError, type UpstreamTarget } from "../../chat/Upstream.ts"
+import { spanned } from "../../store/Spans.ts"
 import { errorBodyText, scrub, secretsOf } from "./ErrorText.ts"
 import { upstreamBody } from "./RequestBody.ts"
 import { type AnswerIssue, normalizeCompletion } from "./ResponseNormalizer.ts"
 import { retryAfterMs, retrySchedule } from "./RetryPolicy.ts"
 import { StreamNormalizer } from "./StreamNormalizer.ts"
-import { spanned } from "../../store/Spans.ts"
 
 /** How long an error body may take to read before the status alone is reported. */
 const ERROR_BODY_MS = 5_000
@@ -40,8 +40,6 @@ interface Failure {
   readonly status?: number | undefined
   readonly retryAfterSeconds?: number | undefined
 }
-
-/** Span options of the per-request spans: no stack trace captured (an Error per call). */
 
 /** The chat URL of a base URL and whether it parses, worked out once per base URL (targets are few and fixed). */
 const urls = new Map<string, { readonly url: string; readonly valid: boolean }>()

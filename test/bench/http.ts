@@ -54,12 +54,19 @@ const start = async (name: string, args: Array<string>, env: Record<string, stri
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; i < 200; i++) {
     try {
-      await fetch(url + "/api/search/webSearch", { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: "{\"keywords\":\"x\"}" })
+      // Bounded: a server that accepts and never answers must not hang the bench.
+      await fetch(url + "/api/search/webSearch", {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+        body: "{\"keywords\":\"x\"}",
+        signal: AbortSignal.timeout(2000)
+      })
       return { name, url, pid: child.pid!, stop: () => child.kill("SIGTERM") }
     } catch {
       await new Promise((r) => setTimeout(r, 100))
     }
   }
+  child.kill("SIGTERM")
   throw new Error(`${name} did not start:\n${output}`)
 }
 
@@ -85,24 +92,31 @@ const load = (url: string, path: string, body: string, duration: number) =>
 
 console.log(`HTTP bench: ${connections} connections, ${seconds} s per run, ${process.version}, ${(await import("node:os")).cpus().length} cores\n`)
 if (only === "all" || only === "http") {
+const bare = await start("bare node:http", ["test/bench/support/bareHttpServer.ts", "$PORT"], {})
 const servers = [
-  await start("bare node:http", ["test/bench/support/bareHttpServer.ts", "$PORT"], {}),
-  await start("Periscope (Node)", ["test/bench/support/periscopeBenchServer.ts", "$PORT", KEY], {})
+  bare,
+  await start("Periscope (Node)", ["test/bench/support/periscopeBenchServer.ts", "$PORT", KEY], {}).catch((error) => {
+    bare.stop()
+    throw error
+  })
 ]
 
 const rows: Array<Array<string>> = []
-for (const endpoint of endpoints) {
-  let bareRps = 0
-  for (const server of servers) {
-    await load(server.url, endpoint.path, endpoint.body, 2) // warm-up
-    const result = await load(server.url, endpoint.path, endpoint.body, seconds)
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.name} ${endpoint.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
-    const rps = result.requests.average
-    if (server === servers[0]) bareRps = rps
-    rows.push([endpoint.name, server.name, rps.toFixed(0), result.latency.p50.toFixed(2), result.latency.p99.toFixed(2), (rps / bareRps).toFixed(2)])
+try {
+  for (const endpoint of endpoints) {
+    let bareRps = 0
+    for (const server of servers) {
+      await load(server.url, endpoint.path, endpoint.body, 2) // warm-up
+      const result = await load(server.url, endpoint.path, endpoint.body, seconds)
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.name} ${endpoint.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+      const rps = result.requests.average
+      if (server === servers[0]) bareRps = rps
+      rows.push([endpoint.name, server.name, rps.toFixed(0), result.latency.p50.toFixed(2), result.latency.p99.toFixed(2), (rps / bareRps).toFixed(2)])
+    }
   }
+} finally {
+  for (const server of servers) server.stop()
 }
-for (const server of servers) server.stop()
 
 const header = ["endpoint", "server", "req/s", "p50 ms", "p99 ms", "vs bare"]
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))

@@ -15,9 +15,11 @@ import { Context, Duration, Effect, Layer, Metric } from "effect"
 import { type Redis, RateLimiter } from "effect/persistence"
 import { spanned } from "../store/Spans.ts"
 import { AuthError, type Principal } from "./AuthError.ts"
+import { MemoryBuckets } from "./MemoryBuckets.ts"
 import { RequestPrincipal } from "./RequestPrincipal.ts"
 
 const window = Duration.minutes(1)
+const windowMs = Duration.toMillis(window)
 
 /** The span of every check (when tracing is on; no captured stack trace: an Error per request cost 2% of a chat). */
 const inCheckSpan = <A, E, R>(effect: Effect.Effect<A, E, R>) => spanned(effect, "RateLimits.check")
@@ -87,8 +89,17 @@ export class RateLimits extends Context.Service<RateLimits, {
       }))
   ).pipe(Layer.provide(RateLimiter.layer))
 
-  /** One instance's limits, kept in this process. */
-  static readonly layerMemory = RateLimits.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory))
+  /** One instance's limits, kept in this process (plain buckets: the same arithmetic as `layer` over the memory store). */
+  static readonly layerMemory = Layer.sync(RateLimits, () => {
+    const buckets = new MemoryBuckets()
+    return RateLimits.of({
+      check: (principal) =>
+        Effect.clockWith((clock) => {
+          const waitMs = buckets.take(principal.keyName, principal.requestsPerMinute, windowMs, clock.currentTimeMillisUnsafe())
+          return counted(principal, waitMs === -1 ? Effect.void : Effect.fail(exceeded(principal, Duration.millis(waitMs))))
+        }).pipe(inCheckSpan)
+    })
+  })
 
   /** Limits shared through Redis by every instance with the same prefix; `onRedisDown` decides what an outage does. */
   static readonly layerRedis = (options: RateLimitsRedisOptions): Layer.Layer<RateLimits, never, Redis.Redis> =>

@@ -1,8 +1,10 @@
-import { Effect, Layer } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
+import { RateLimiter } from "effect/persistence"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
 import { makeAuthenticator } from "../../core/auth/ApiKeys.ts"
 import { generateKey, hashKey, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
+import { MemoryBuckets } from "../../core/auth/MemoryBuckets.ts"
 import { RateLimits } from "../../core/auth/RateLimits.ts"
 
 describe("key check", () => {
@@ -33,7 +35,7 @@ describe("key check", () => {
   })
 })
 
-describe("rate limits (Effect's persistence RateLimiter, memory store)", () => {
+describe("rate limits (in memory)", () => {
   /** Runs `body` with fresh limits on a TestClock; `take` answers 0 when allowed, else the seconds to wait. */
   const withLimits = (body: (take: (key: string, perMinute: number) => Effect.Effect<number>) => Effect.Effect<void>) =>
     Effect.runPromise(Effect.gen(function*() {
@@ -74,4 +76,31 @@ describe("rate limits (Effect's persistence RateLimiter, memory store)", () => {
         expect(yield* take("a", 2)).toBe(0)
         expect(yield* take("a", 2)).toBeGreaterThan(0)
       })))
+})
+
+describe("MemoryBuckets", () => {
+  // The same arithmetic as Effect's RateLimiter over its memory store: the same answer to every
+  // request of a random schedule (limits, keys, clock steps), refusals and retry-after included.
+  it("answers as Effect's RateLimiter memory store does, step by step", () =>
+    Effect.runPromise(Effect.gen(function*() {
+      const limiter = yield* RateLimiter.RateLimiter
+      const buckets = new MemoryBuckets()
+      let seed = 7
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+      let refused = 0
+      for (let step = 0; step < 3000; step++) {
+        const limit = [1, 3, 7, 60][Math.floor(random() * 4)]!
+        const key = `k${limit}-${Math.floor(random() * 2)}`
+        const now = yield* Clock.currentTimeMillis
+        const ours = buckets.take(key, limit, 60_000, now)
+        const theirs = yield* limiter.consume({ algorithm: "token-bucket", onExceeded: "fail", window: "1 minute", limit, key }).pipe(
+          Effect.as(-1),
+          Effect.catch((error) => Effect.succeed(error.reason._tag === "RateLimitExceeded" ? Duration.toMillis(error.reason.retryAfter) : Number.NaN))
+        )
+        expect(ours, `step ${step}, ${key}`).toBeCloseTo(theirs, 6)
+        if (ours !== -1) refused++
+        yield* TestClock.adjust(Duration.millis(Math.floor(random() * 4000)))
+      }
+      expect(refused).toBeGreaterThan(100)
+    }).pipe(Effect.provide(Layer.merge(RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)), TestClock.layer())))))
 })

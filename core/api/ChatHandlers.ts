@@ -1,6 +1,5 @@
 /** /v1/chat/completions (JSON or SSE) and /v1/models over the ChatModel service. */
 import { Duration, Effect, Exit, Fiber, Option, Result, Scope, Stream } from "effect"
-import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ChatCompletionResponse } from "../chat/ChatCompletion.ts"
 import { ChatGateway, type GatewayResult } from "../chat/ChatGateway.ts"
@@ -8,15 +7,15 @@ import { ChatCompletionRequest, type ChatRequest, toChatRequest } from "../chat/
 import { requestSchemaProblem } from "../chat/ToolValidation.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { ServerLifecycle, ServerOptions } from "./ServerOptions.ts"
+import { type Answer, errorAnswer, jsonAnswer, toHttpResponse } from "./Answer.ts"
 import { ApiError } from "./ApiError.ts"
 import { type SequencedEvent, sequenceChunks, sseBody } from "./ChatSse.ts"
 import { completionId } from "./CompletionIds.ts"
 import { fromChatError, internalError } from "./DomainErrors.ts"
-import { errorResponse } from "./ErrorResponse.ts"
-import { CHAT_BODY_LIMIT, decodeJsonBody, makeBodyDecoder } from "./JsonBody.ts"
+import { CHAT_BODY_LIMIT, decodeJsonText, makeBodyDecoder, readJsonText } from "./JsonBody.ts"
 
 const decodeChatRequest = makeBodyDecoder(ChatCompletionRequest)
-const renderError = (error: ApiError) => Effect.succeed(errorResponse("chat", error))
+const renderError = (error: ApiError) => Effect.succeed(errorAnswer("chat", error))
 
 /** Spec 2.6: the first choice's tool calls are repeated at the top level. */
 export const toCompletionResponse = (result: GatewayResult, id: string, created: number): ChatCompletionResponse => {
@@ -114,28 +113,37 @@ const endingAt = (events: Stream.Stream<SequencedEvent>, end: Effect.Effect<void
     )
   })
 
+/**
+ * A chat completion from the body's text to the answer (JSON, or the SSE stream), errors
+ * rendered in the chat family: the HttpApi handler below and the express lane (ExpressLane)
+ * answer with this.
+ */
+export const makeChatAnswer = (chat: ChatGateway["Service"]) => (text: string): Effect.Effect<Answer> =>
+  Effect.gen(function*() {
+    // The body as sent travels along: which fields the client set decides what an upstream is sent.
+    const { body, sent } = yield* decodeJsonText(text, (json) => Result.map(decodeChatRequest(json), (body) => ({ body, sent: json })))
+    yield* checkSchemas(body)
+    const chatRequest = chatRequestOf(chat, body, sent)
+    if (chatRequest.stream) {
+      const options = yield* ServerOptions
+      const opened = yield* commitStream(streamChat(chat, chatRequest), options.streamKeepAlive)
+      if (opened._tag === "Failed") return yield* Effect.fail(opened.error)
+      const lifecycle = yield* ServerLifecycle
+      return { _tag: "Events", headers: SSE_HEADERS, events: sseBody(endingAt(opened.stream, lifecycle.streamsEnd), options.streamKeepAlive) } satisfies Answer
+    }
+    // Written directly: the handler's types already match the contract's schema.
+    return jsonAnswer(yield* completeChat(chat, chatRequest))
+  }).pipe(Effect.catch(renderError))
+
 export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fnUntraced(function*(handlers) {
   const chat = yield* ChatGateway
+  const answer = makeChatAnswer(chat)
   return handlers
     .handleRaw("completions", ({ request }) =>
-      Effect.gen(function*() {
-        // The body as sent travels along: which fields the client set decides what an upstream is sent.
-        const { body, sent } = yield* decodeJsonBody(request, CHAT_BODY_LIMIT, (json) => Result.map(decodeChatRequest(json), (body) => ({ body, sent: json })))
-        yield* checkSchemas(body)
-        const chatRequest = chatRequestOf(chat, body, sent)
-        if (chatRequest.stream) {
-          const options = yield* ServerOptions
-          const opened = yield* commitStream(streamChat(chat, chatRequest), options.streamKeepAlive)
-          if (opened._tag === "Failed") return yield* Effect.fail(opened.error)
-          const lifecycle = yield* ServerLifecycle
-          return HttpServerResponse.stream(sseBody(endingAt(opened.stream, lifecycle.streamsEnd), options.streamKeepAlive), {
-            contentType: "text/event-stream",
-            headers: SSE_HEADERS
-          })
-        }
-        // Written directly: the handler's types already match the contract's schema.
-        return HttpServerResponse.jsonUnsafe(yield* completeChat(chat, chatRequest))
-      }).pipe(Effect.catch(renderError)))
+      readJsonText(request, CHAT_BODY_LIMIT).pipe(
+        Effect.matchEffect({ onFailure: renderError, onSuccess: answer }),
+        Effect.map(toHttpResponse)
+      ))
     .handle("models", () =>
       Effect.map(chat.models, (data) => ({ object: "list" as const, data })))
 }))

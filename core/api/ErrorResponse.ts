@@ -1,9 +1,7 @@
 /** Renders an ApiError as the HTTP response of its wire family. */
-import { HttpServerResponse } from "effect/http"
-import { type ApiError, errorBody, errorHeaders, statusOf, type WireFamily } from "./ApiError.ts"
+import type { HttpServerResponse } from "effect/http"
+import { errorAnswer, toHttpResponse } from "./Answer.ts"
+import type { ApiError, WireFamily } from "./ApiError.ts"
 
 export const errorResponse = (family: WireFamily, error: ApiError): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.jsonUnsafe(errorBody(family, error), {
-    status: statusOf[error.kind],
-    headers: errorHeaders(error)
-  })
+  toHttpResponse(errorAnswer(family, error))

@@ -35,23 +35,29 @@ const isBodyTooLarge = (error: unknown): boolean =>
   typeof error.reason === "object" && error.reason !== null && "reason" in error.reason &&
   error.reason.reason === "BodyTooLarge"
 
+/**
+ * What is wrong with a body before it is read: a content type that is not JSON
+ * (a missing one is read as JSON), or a declared length over `limit`.
+ */
+export const bodyHeadProblem = (contentType: string | undefined, contentLength: string | undefined, limit: number): ApiError | undefined => {
+  if (contentType !== undefined && contentType !== "" && !isJsonMediaType(contentType)) {
+    return new ApiError({
+      kind: "unsupported_media_type",
+      message: `Content-Type: must be application/json, got ${JSON.stringify(contentType.slice(0, 100))}`,
+      param: null
+    })
+  }
+  if (contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > limit) return tooLarge(limit, Number(contentLength))
+  return undefined
+}
+
+/** A body that turned out larger than `limit` while it was read. */
+export const bodyTooLarge = (limit: number): ApiError => tooLarge(limit)
+
 /** Reads the raw body text, refusing a wrong content type or a body over `limit` bytes. */
 export const readJsonText = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<string, ApiError> => {
-  const contentType = request.headers["content-type"]
-  // A missing Content-Type is read as JSON; a different one is refused.
-  if (contentType !== undefined && contentType !== "" && !isJsonMediaType(contentType)) {
-    return Effect.fail(
-      new ApiError({
-        kind: "unsupported_media_type",
-        message: `Content-Type: must be application/json, got ${JSON.stringify(contentType.slice(0, 100))}`,
-        param: null
-      })
-    )
-  }
-  const declared = request.headers["content-length"]
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
-    return Effect.fail(tooLarge(limit, Number(declared)))
-  }
+  const problem = bodyHeadProblem(request.headers["content-type"], request.headers["content-length"], limit)
+  if (problem !== undefined) return Effect.fail(problem)
   return request.text.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
     Effect.mapError((error) =>
@@ -68,15 +74,17 @@ export const makeBodyDecoder = <S extends Schema.Codec<any, any, never, never>>(
   return (input: unknown): Result.Result<S["Type"], ApiError> => Result.mapError(decode(input), fromInvalidInput)
 }
 
+/** Parses and decodes a body's text. */
+export const decodeJsonText = <A>(text: string, decode: (input: unknown) => Result.Result<A, ApiError>): Effect.Effect<A, ApiError> => {
+  const json = parseJson(text, "request body")
+  if (Result.isFailure(json)) return Effect.fail(fromInvalidInput(json.failure))
+  const decoded = decode(json.success)
+  return Result.isSuccess(decoded) ? Effect.succeed(decoded.success) : Effect.fail(decoded.failure)
+}
+
 /** Reads, parses and decodes a JSON body in one step. */
 export const decodeJsonBody = <A>(
   request: HttpServerRequest.HttpServerRequest,
   limit: number,
   decode: (input: unknown) => Result.Result<A, ApiError>
-): Effect.Effect<A, ApiError> =>
-  Effect.flatMap(readJsonText(request, limit), (text) => {
-    const json = parseJson(text, "request body")
-    if (Result.isFailure(json)) return Effect.fail(fromInvalidInput(json.failure))
-    const decoded = decode(json.success)
-    return Result.isSuccess(decoded) ? Effect.succeed(decoded.success) : Effect.fail(decoded.failure)
-  })
+): Effect.Effect<A, ApiError> => Effect.flatMap(readJsonText(request, limit), (text) => decodeJsonText(text, decode))

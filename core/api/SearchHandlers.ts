@@ -7,43 +7,57 @@
  * its failures get a status and exception.type per reason (FetchWire).
  */
 import { Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { FederatedSearch } from "../search/FederatedSearch.ts"
 import { WebFetch } from "../search/WebFetch.ts"
 import { PeriscopeApi } from "./Api.ts"
+import { type Answer, errorAnswer, jsonAnswer, toHttpResponse } from "./Answer.ts"
 import type { ApiError } from "./ApiError.ts"
 import { fromFederationError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { fetchErrorResponse, FetchRequestBody } from "./FetchWire.ts"
-import { decodeJsonBody, makeBodyDecoder, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
+import { decodeJsonBody, decodeJsonText, makeBodyDecoder, readJsonText, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
 import { SearchRequest, successEnvelope, successEnvelopeWith } from "./SearchWire.ts"
 
 const decodeSearchRequest = makeBodyDecoder(SearchRequest)
 const decodeFetchRequest = makeBodyDecoder(FetchRequestBody)
-const renderError = (error: ApiError) => Effect.succeed(errorResponse("search", error))
+const renderError = (error: ApiError) => Effect.succeed(errorAnswer("search", error))
 /** Written directly: the data's types already match the contract's schema, and encoding it again costs a third of the request. */
-const renderSuccess = <A>(answer: { readonly data: A; readonly extra: unknown }) =>
-  HttpServerResponse.jsonUnsafe(successEnvelopeWith(answer.data, answer.extra))
+const renderSuccess = <A>(answer: { readonly data: A; readonly extra: unknown }) => jsonAnswer(successEnvelopeWith(answer.data, answer.extra))
+
+/**
+ * webSearch and imageSearch from the body's text to the answer, errors rendered in the
+ * search family: the HttpApi handlers below and the express lane (ExpressLane) answer with these.
+ */
+export const makeSearchAnswers = (search: FederatedSearch["Service"]) => ({
+  web: (text: string): Effect.Effect<Answer> =>
+    decodeJsonText(text, decodeSearchRequest).pipe(
+      Effect.flatMap((query) => Effect.mapError(search.web(query), fromFederationError)),
+      Effect.map(renderSuccess),
+      Effect.catch(renderError)
+    ),
+  images: (text: string): Effect.Effect<Answer> =>
+    decodeJsonText(text, decodeSearchRequest).pipe(
+      Effect.flatMap((query) => Effect.mapError(search.images(query), fromFederationError)),
+      Effect.map(renderSuccess),
+      Effect.catch(renderError)
+    )
+})
+
+/** The body under the search limit, then `answer`; a body that cannot be read is answered with its error. */
+const fromBody = (request: HttpServerRequest.HttpServerRequest, answer: (text: string) => Effect.Effect<Answer>) =>
+  readJsonText(request, SEARCH_BODY_LIMIT).pipe(
+    Effect.matchEffect({ onFailure: renderError, onSuccess: answer }),
+    Effect.map(toHttpResponse)
+  )
 
 export const SearchHandlers = HttpApiBuilder.group(PeriscopeApi, "search", Effect.fnUntraced(function*(handlers) {
-  const search = yield* FederatedSearch
-  const webSearch = (query: SearchRequest) => Effect.mapError(search.web(query), fromFederationError)
-  const imageSearch = (query: SearchRequest) => Effect.mapError(search.images(query), fromFederationError)
+  const answers = makeSearchAnswers(yield* FederatedSearch)
   const fetcher = yield* WebFetch
   return handlers
-    .handleRaw("webSearch", ({ request }) =>
-      decodeJsonBody(request, SEARCH_BODY_LIMIT, decodeSearchRequest).pipe(
-        Effect.flatMap(webSearch),
-        Effect.map(renderSuccess),
-        Effect.catch(renderError)
-      ))
-    .handleRaw("imageSearch", ({ request }) =>
-      decodeJsonBody(request, SEARCH_BODY_LIMIT, decodeSearchRequest).pipe(
-        Effect.flatMap(imageSearch),
-        Effect.map(renderSuccess),
-        Effect.catch(renderError)
-      ))
+    .handleRaw("webSearch", ({ request }) => fromBody(request, answers.web))
+    .handleRaw("imageSearch", ({ request }) => fromBody(request, answers.images))
     .handleRaw("webFetch", ({ request }) =>
       decodeJsonBody(request, SEARCH_BODY_LIMIT, decodeFetchRequest).pipe(
         Effect.flatMap((body) =>
@@ -61,6 +75,6 @@ export const SearchHandlers = HttpApiBuilder.group(PeriscopeApi, "search", Effec
             Effect.catchTag("WebFetchError", (error) => Effect.succeed(fetchErrorResponse(error)))
           )
         ),
-        Effect.catch(renderError)
+        Effect.catch((error) => Effect.succeed(errorResponse("search", error)))
       ))
 }))

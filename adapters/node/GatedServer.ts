@@ -6,10 +6,13 @@
  * request that has no listener, leaving its client hanging). While draining
  * for shutdown, every new request is answered 503 with `Connection: close`
  * at once, and the requests in flight are counted so the drain knows when
- * it is done.
+ * it is done. With an express lane set, the lane's routes are answered by it
+ * (adapters/node/laneServe.ts) and everything else by Effect's server.
  */
 import { type IncomingMessage, Server, type ServerResponse } from "node:http"
 import { ApiError, familyOfPath, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
+import type { ExpressLane } from "../../core/api/ExpressLane.ts"
+import { serveInLane } from "./laneServe.ts"
 
 const shuttingDown = new ApiError({
   kind: "unavailable",
@@ -31,13 +34,19 @@ const refuse = (req: IncomingMessage, res: ServerResponse) => {
 export class GatedServer extends Server {
   /** Requests whose answer has not finished. */
   inFlight = 0
+  /** The hot routes' lane, once the services it answers with are built. */
+  lane: ExpressLane | undefined = undefined
   private draining = false
   private held: Array<[IncomingMessage, ServerResponse]> = []
   private readonly open = new Set<ServerResponse>()
   private readonly idle = new Set<() => void>()
 
-  constructor(options: { readonly headersTimeoutMs: number; readonly requestTimeoutMs: number; readonly keepAliveTimeoutMs: number }) {
-    super({ headersTimeout: options.headersTimeoutMs, requestTimeout: options.requestTimeoutMs, keepAliveTimeout: options.keepAliveTimeoutMs })
+  constructor(options: { readonly headersTimeoutMs?: number; readonly requestTimeoutMs?: number; readonly keepAliveTimeoutMs?: number } = {}) {
+    super({
+      ...(options.headersTimeoutMs === undefined ? {} : { headersTimeout: options.headersTimeoutMs }),
+      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeout: options.requestTimeoutMs }),
+      ...(options.keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeout: options.keepAliveTimeoutMs })
+    })
     this.on("newListener", (event) => {
       if (event !== "request" || this.held.length === 0) return
       // The listener is attached after this event: hand the held requests over on the next turn.
@@ -56,7 +65,8 @@ export class GatedServer extends Server {
       refuse(req, res)
       return true
     }
-    if (this.listenerCount("request") === 0) {
+    const route = this.lane?.routeOf(req.method, req.url)
+    if (route === undefined && this.listenerCount("request") === 0) {
       this.held.push([req, res])
       return true
     }
@@ -67,6 +77,10 @@ export class GatedServer extends Server {
       this.open.delete(res)
       if (this.inFlight === 0) for (const notify of this.idle) notify()
     })
+    if (route !== undefined) {
+      serveInLane(this.lane!, route, req, res)
+      return true
+    }
     return super.emit(event, ...args)
   }
 

@@ -14,15 +14,13 @@
  */
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Deferred, Effect, Exit, Layer } from "effect"
-import { HttpRouter } from "effect/http"
-import { PeriscopeRoutes } from "../../core/api/HttpApp.ts"
-import { ServerLifecycle } from "../../core/api/ServerOptions.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { setupKeys } from "../../core/app/KeySetup.ts"
 import { searchChoiceOf } from "../../core/app/SearchBackend.ts"
-import { GatedServer } from "./GatedServer.ts"
+import type { GatedServer } from "./GatedServer.ts"
+import { startNodeServer } from "./nodeServer.ts"
 import { nodeEngineHooks, nodePlatform } from "./platform.ts"
 import { loadSettings } from "./settings.ts"
 
@@ -114,21 +112,15 @@ const program = Effect.gen(function*() {
   // Everything the handlers need is built before the port opens.
   const context = yield* Layer.build(services)
   const streamsEnd = yield* Deferred.make<void>()
-  const httpServer = new GatedServer({
+  const httpServer = yield* startNodeServer(context, {
+    port: settings.port,
+    host: settings.host,
+    logRequests: settings.logRequests,
     headersTimeoutMs: HEADERS_TIMEOUT_MS,
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
-    keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS
+    keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
+    lifecycle: { streamsEnd: Deferred.await(streamsEnd) }
   })
-  // Node enforces headersTimeout and requestTimeout only when it checks its connections, every 30 s by
-  // default: a slowloris connection then lived up to 45 s instead of 15 (test/fault/slowloris.test.ts).
-  Object.assign(httpServer, { connectionsCheckingInterval: 1_000 }) // read when the server starts listening; not in the types
-  const server = HttpRouter.serve(PeriscopeRoutes, { disableLogger: !settings.logRequests, disableListenLog: true }).pipe(
-    Layer.provide(Layer.succeedContext(context)),
-    Layer.provide(Layer.succeed(ServerLifecycle, { streamsEnd: Deferred.await(streamsEnd) })),
-    // The drain below has already waited for requests in flight; the server's own wait is only for stragglers.
-    Layer.provide(NodeHttpServer.layer(() => httpServer, { port: settings.port, host: settings.host, gracefulShutdownTimeout: "1 second" }))
-  )
-  yield* Layer.build(server)
   const address = httpServer.address()
   const where = typeof address === "object" && address !== null ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : String(address)
   yield* Effect.logInfo(`Periscope ready on ${where} (pid ${process.pid})`)

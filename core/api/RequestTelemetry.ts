@@ -15,7 +15,7 @@
  * with metrics alone (no access log, no tracer) nothing else is done per request.
  */
 import { Context, Effect, References, Tracer, type Types } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse, HttpTraceContext } from "effect/http"
+import { type Headers, HttpRouter, HttpServerRequest, HttpServerResponse, HttpTraceContext } from "effect/http"
 import { type PrincipalCell, RequestPrincipal } from "../auth/RequestPrincipal.ts"
 import { allowedMethods } from "./Api.ts"
 import { recordRequest } from "./RequestMetrics.ts"
@@ -77,89 +77,117 @@ const requestIdOf = (header: string | undefined): string =>
     ? header
     : `${idPrefix}${(idCounter++).toString(16).padStart(8, "0")}`
 
-export const RequestTelemetry = HttpRouter.middleware()(
-  Effect.gen(function*() {
-    const options = yield* TelemetryOptions
-    // The application's tracer (OTLP when configured), whatever the server's own context holds.
-    const tracer = yield* Tracer.Tracer
-    const tracing = tracer !== Tracer.nativeTracer
-    // Tracing off by default: unsampled requests run as they are (swapping a context in and out
-    // was most of tracing's cost); sampled ones turn it on, and HttpApi handlers, which run under
-    // their group's context, turn it on again from SampledTracing (core/api/SampledTracing.ts).
-    const unsampled: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (yield* References.TracerEnabled) ? untraced : (effect) => effect
-    const sampledBase = Context.make(Tracer.Tracer, tracer).pipe(
-      Context.add(References.TracerEnabled, true),
-      Context.add(Tracer.DisablePropagation, false)
-    )
-    const sampledContext = Context.add(sampledBase, SampledTracing, sampledBase)
-    return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled> => {
-      if (!options.metrics && !options.accessLog && !tracing) return httpEffect
-      // Metrics alone (the default, and every unsampled request without an access log): count and
-      // time, nothing else. A request id, the principal cell and the response header serve logs and
-      // traces, and cost ~10% of a webSearch.
-      const measured = (effect: typeof httpEffect) =>
-        Effect.withFiber((fiber) => {
-          const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-          const start = performance.now()
-          return Effect.onExit(effect, (exit) => {
-            if (!options.metrics) return Effect.void
-            const method = METHODS.has(request.method) ? request.method : "OTHER"
-            recordRequest(method, routeOf(request.url), exit._tag === "Success" ? exit.value.status : 500, (performance.now() - start) / 1000, fiber.context)
-            return Effect.void
-          })
-        })
-      if (!options.accessLog && !tracing) return measured(httpEffect)
-      return Effect.withFiber((fiber) => {
-        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
-        const parent = tracing ? HttpTraceContext.fromHeaders(request.headers) : undefined
-        const sampled = parent === undefined
-          ? false
-          : parent._tag === "Some" ? parent.value.sampled : Math.random() < options.traceSampleRatio
-        if (tracing && !sampled && !options.accessLog) return unsampled(measured(httpEffect))
+/** What telemetry reads of a request: Effect's server request and the express lane's alike. */
+export interface RequestHead {
+  readonly method: string
+  readonly url: string
+  readonly headers: Readonly<Record<string, string | undefined>>
+}
+
+/** How telemetry reads and marks an answer of type A. */
+export interface AnswerOps<A> {
+  readonly status: (answer: A) => number
+  readonly withRequestId: (answer: A, requestId: string) => A
+}
+
+export interface RequestInstrument {
+  /** False when there is nothing to do (no metrics, no access log, no tracer): callers skip the wrap. */
+  readonly active: boolean
+  /** `effect`, the answer to `request`, counted, timed, logged and traced as configured. */
+  readonly around: <A, E, R>(request: RequestHead, effect: Effect.Effect<A, E, R>, ops: AnswerOps<A>) => Effect.Effect<A, E, R>
+}
+
+/** Reads the options and the tracer once; the returned instrument does the per-request work. */
+export const makeRequestInstrument: Effect.Effect<RequestInstrument> = Effect.gen(function*() {
+  const options = yield* TelemetryOptions
+  // The application's tracer (OTLP when configured), whatever the server's own context holds.
+  const tracer = yield* Tracer.Tracer
+  const tracing = tracer !== Tracer.nativeTracer
+  // Tracing off by default: unsampled requests run as they are (swapping a context in and out
+  // was most of tracing's cost); sampled ones turn it on, and HttpApi handlers, which run under
+  // their group's context, turn it on again from SampledTracing (core/api/SampledTracing.ts).
+  const unsampled: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> = (yield* References.TracerEnabled) ? untraced : (effect) => effect
+  const sampledBase = Context.make(Tracer.Tracer, tracer).pipe(
+    Context.add(References.TracerEnabled, true),
+    Context.add(Tracer.DisablePropagation, false)
+  )
+  const sampledContext = Context.add(sampledBase, SampledTracing, sampledBase)
+  const around = <A, E, R>(request: RequestHead, answer: Effect.Effect<A, E, R>, ops: AnswerOps<A>): Effect.Effect<A, E, R> => {
+    // Metrics alone (the default, and every unsampled request without an access log): count and
+    // time, nothing else. A request id, the principal cell and the response header serve logs and
+    // traces, and cost ~10% of a webSearch.
+    const measured = (effect: Effect.Effect<A, E, R>) =>
+      Effect.withFiber((fiber) => {
         const start = performance.now()
-        const method = METHODS.has(request.method) ? request.method : "OTHER"
-        const route = routeOf(request.url)
-        const requestId = requestIdOf(request.headers["x-request-id"])
-        const cell: PrincipalCell = { keyName: undefined }
-        let traceId: string | undefined
-        const finish = (status: number) => {
-          const ms = performance.now() - start
-          if (options.metrics) recordRequest(method, route, status, ms / 1000, fiber.context)
-          if (options.accessLog) {
-            globalThis.console.log(JSON.stringify({
-              time: new Date().toISOString(),
-              method,
-              route,
-              status,
-              ms: Math.round(ms * 100) / 100,
-              key: cell.keyName ?? null,
-              requestId,
-              ...(traceId === undefined ? {} : { traceId })
-            }))
-          }
-        }
-        let effect = httpEffect.pipe(
-          Effect.map((response) => HttpServerResponse.setHeader(response, "x-request-id", requestId)),
-          Effect.onExit((exit) =>
-            Effect.sync(() => finish(exit._tag === "Success" ? exit.value.status : 500))
-          ),
-          Effect.provideService(RequestPrincipal, cell)
-        )
-        if (parent !== undefined) {
-          if (!sampled) return unsampled(effect)
-          effect = effect.pipe(
-            Effect.tap(() => Effect.map(Effect.currentSpan, (span) => void (traceId = span.traceId)).pipe(Effect.ignore)),
-            Effect.withSpan(`${method} ${route}`, {
-              kind: "server",
-              ...(parent._tag === "Some" ? { parent: parent.value } : {}),
-              attributes: { "http.request.method": request.method, "http.route": route, "periscope.request_id": requestId }
-            }),
-            Effect.provideContext(sampledContext)
-          )
-        }
-        return effect
+        return Effect.onExit(effect, (exit) => {
+          if (!options.metrics) return Effect.void
+          const method = METHODS.has(request.method) ? request.method : "OTHER"
+          recordRequest(method, routeOf(request.url), exit._tag === "Success" ? ops.status(exit.value) : 500, (performance.now() - start) / 1000, fiber.context)
+          return Effect.void
+        })
       })
-    }
-  }),
+    if (!options.accessLog && !tracing) return measured(answer)
+    return Effect.withFiber((fiber) => {
+      const parent = tracing ? HttpTraceContext.fromHeaders(request.headers as Headers.Headers) : undefined
+      const sampled = parent === undefined
+        ? false
+        : parent._tag === "Some" ? parent.value.sampled : Math.random() < options.traceSampleRatio
+      if (tracing && !sampled && !options.accessLog) return unsampled(measured(answer))
+      const start = performance.now()
+      const method = METHODS.has(request.method) ? request.method : "OTHER"
+      const route = routeOf(request.url)
+      const requestId = requestIdOf(request.headers["x-request-id"])
+      const cell: PrincipalCell = { keyName: undefined }
+      let traceId: string | undefined
+      const finish = (status: number) => {
+        const ms = performance.now() - start
+        if (options.metrics) recordRequest(method, route, status, ms / 1000, fiber.context)
+        if (options.accessLog) {
+          globalThis.console.log(JSON.stringify({
+            time: new Date().toISOString(),
+            method,
+            route,
+            status,
+            ms: Math.round(ms * 100) / 100,
+            key: cell.keyName ?? null,
+            requestId,
+            ...(traceId === undefined ? {} : { traceId })
+          }))
+        }
+      }
+      let effect = answer.pipe(
+        Effect.map((value) => ops.withRequestId(value, requestId)),
+        Effect.onExit((exit) => Effect.sync(() => finish(exit._tag === "Success" ? ops.status(exit.value) : 500))),
+        Effect.provideService(RequestPrincipal, cell)
+      )
+      if (parent !== undefined) {
+        if (!sampled) return unsampled(effect)
+        effect = effect.pipe(
+          Effect.tap(() => Effect.map(Effect.currentSpan, (span) => void (traceId = span.traceId)).pipe(Effect.ignore)),
+          Effect.withSpan(`${method} ${route}`, {
+            kind: "server",
+            ...(parent._tag === "Some" ? { parent: parent.value } : {}),
+            attributes: { "http.request.method": request.method, "http.route": route, "periscope.request_id": requestId }
+          }),
+          Effect.provideContext(sampledContext)
+        )
+      }
+      return effect
+    })
+  }
+  return { active: options.metrics || options.accessLog || tracing, around }
+})
+
+const responseOps: AnswerOps<HttpServerResponse.HttpServerResponse> = {
+  status: (response) => response.status,
+  withRequestId: (response, requestId) => HttpServerResponse.setHeader(response, "x-request-id", requestId)
+}
+
+export const RequestTelemetry = HttpRouter.middleware()(
+  Effect.map(makeRequestInstrument, (instrument) =>
+    (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled> =>
+      instrument.active
+        ? Effect.withFiber((fiber) => instrument.around(Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest), httpEffect, responseOps))
+        : httpEffect),
   { global: true }
 )

@@ -5,8 +5,10 @@
  *
  *   node test/bench/http.ts [--seconds 10] [--connections 32] [--rounds 3] [--only all|http|observability|limiter]
  *
- * Periscope runs the Node adapter's server (the full route stack) over the
- * fixture and scripted backends; the bare server does the same backend work.
+ * Periscope runs the Node adapter's server over the fixture and scripted
+ * backends, once as `npm start` runs it (the express lane answering the hot
+ * routes) and once with the lane off (every route through HttpApi's full
+ * stack); the bare server does the same backend work.
  * Each server runs in its own process; autocannon drives it from this one.
  * Two cores: compare the ratio column, not absolute numbers.
  *
@@ -95,7 +97,10 @@ if (only === "all" || only === "http") {
 const bare = await start("bare node:http", ["test/bench/support/bareHttpServer.ts", "$PORT"], {})
 const servers = [
   bare,
-  await start("Periscope (Node)", ["test/bench/support/periscopeBenchServer.ts", "$PORT", KEY], {}).catch((error) => {
+  ...await Promise.all([
+    start("Periscope (Node)", ["test/bench/support/periscopeBenchServer.ts", "$PORT", KEY], {}),
+    start("Periscope, lane off", ["test/bench/support/periscopeBenchServer.ts", "$PORT", KEY, "full"], {})
+  ]).catch((error) => {
     bare.stop()
     throw error
   })

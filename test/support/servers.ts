@@ -6,14 +6,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { request as httpRequest } from "node:http"
-import { createServer } from "node:http"
 import { createServer as createNetServer } from "node:net"
 import { resolve } from "node:path"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Exit, Layer, Scope } from "effect"
-import { HttpRouter, HttpServer } from "effect/http"
+import { startNodeServer } from "../../adapters/node/nodeServer.ts"
 import { nodePlatform } from "../../adapters/node/platform.ts"
-import { type AppServices, PeriscopeRoutes } from "../../core/api/HttpApp.ts"
+import type { AppServices } from "../../core/api/HttpApp.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { type KeyRecord, recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
@@ -42,6 +40,8 @@ export interface InProcessOptions {
   readonly keys?: ReadonlyArray<KeyRecord>
   readonly streamKeepAlive?: Duration.Input
   readonly validation?: ValidationPolicy
+  /** False: every route through the full stack, none through the Node adapter's express lane. */
+  readonly expressLane?: boolean
 }
 
 /** The services of a fresh server, with the test key, built by the application's own composition. */
@@ -60,23 +60,22 @@ export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppSe
 }
 
 /** The real Node HTTP server, in this process, on an ephemeral port. */
-export const startInProcess = (options: InProcessOptions = {}): Promise<RunningServer> => serveInProcess(servicesLayer(options))
+export const startInProcess = (options: InProcessOptions = {}): Promise<RunningServer> =>
+  serveInProcess(servicesLayer(options), options.expressLane === undefined ? {} : { expressLane: options.expressLane })
 
 /**
- * Serves the routes over the given services on 127.0.0.1 (an ephemeral port) in this process:
+ * Serves the routes over the given services on 127.0.0.1 (an ephemeral port) in this process,
+ * with the Node adapter's own server (express lane in front unless `expressLane` is false):
  * for tests that build their services from a config file with appLayer themselves.
  */
-export const serveInProcess = async (services: Layer.Layer<AppServices>): Promise<RunningServer> => {
+export const serveInProcess = async (services: Layer.Layer<AppServices>, options: { readonly expressLane?: boolean } = {}): Promise<RunningServer> => {
   const scope = Scope.makeUnsafe()
-  const app = HttpRouter.serve(PeriscopeRoutes, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provide(services),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
-  )
   try {
-    const context = await Effect.runPromise(Layer.buildWithScope(app, scope))
-    const server = await Effect.runPromise(Effect.provideContext(Effect.service(HttpServer.HttpServer), context))
-    const address = server.address
-    if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
+    const server = await Effect.runPromise(
+      Effect.flatMap(Layer.build(services), (context) => startNodeServer(context, { port: 0, host: "127.0.0.1", ...options })).pipe(Scope.provide(scope))
+    )
+    const address = server.address()
+    if (typeof address !== "object" || address === null) throw new Error("expected a TCP address")
     return {
       url: `http://127.0.0.1:${address.port}`,
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))

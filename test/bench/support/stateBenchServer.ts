@@ -8,12 +8,10 @@
  * configuration differed by up to 12% in req/s, more than the costs measured.
  * Usage: BENCH_CONFIGS='[{...}, ...]' node stateBenchServer.ts <port,port,...> <key>
  */
-import { createServer } from "node:http"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { startNodeServer } from "../../../adapters/node/nodeServer.ts"
 import { nodePlatform } from "../../../adapters/node/platform.ts"
-import { PeriscopeRoutes } from "../../../core/api/HttpApp.ts"
 import { appLayer } from "../../../core/app/Application.ts"
 import { hashKey } from "../../../core/auth/KeyRecord.ts"
 import { FixtureSearch } from "../../../core/backends/FixtureSearch.ts"
@@ -27,16 +25,13 @@ const configs = JSON.parse(process.env.BENCH_CONFIGS ?? "[{}]") as Array<ConfigF
 const portList = ports!.split(",").map(Number)
 if (portList.length !== configs.length) throw new Error(`${configs.length} configurations but ${portList.length} ports`)
 
-const serverFor = (config: ConfigFile, port: number) => {
-  // The bench key's limit is far above what the run sends: the rate limiter still runs on every request.
-  const services = appLayer(settingsOf(config), [{ name: "bench", sha256: hashKey(key!), requestsPerMinute: 1_000_000_000 }], {
-    search: { _tag: "Layer", layer: FixtureSearch.layer(sampleDocuments) },
-    chatModel: ScriptedChat.layer(unconfiguredChat)
-  }).pipe(Layer.provide(nodePlatform), Layer.orDie)
-  return HttpRouter.serve(PeriscopeRoutes, { disableLogger: true }).pipe(
-    Layer.provide(services),
-    Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
-  )
-}
-const [first, ...rest] = configs.map((config, i) => serverFor(config, portList[i]!))
-NodeRuntime.runMain(Layer.launch(Layer.mergeAll(first!, ...rest)))
+const serverFor = (config: ConfigFile, port: number) =>
+  Effect.gen(function*() {
+    // The bench key's limit is far above what the run sends: the rate limiter still runs on every request.
+    const services = appLayer(settingsOf(config), [{ name: "bench", sha256: hashKey(key!), requestsPerMinute: 1_000_000_000 }], {
+      search: { _tag: "Layer", layer: FixtureSearch.layer(sampleDocuments) },
+      chatModel: ScriptedChat.layer(unconfiguredChat)
+    }).pipe(Layer.provide(nodePlatform), Layer.orDie)
+    yield* startNodeServer(yield* Layer.build(services), { port, host: "127.0.0.1" })
+  })
+NodeRuntime.runMain(Effect.scoped(Effect.andThen(Effect.forEach(configs, (config, i) => serverFor(config, portList[i]!)), Effect.never)))

@@ -36,6 +36,8 @@ export class GatedServer extends Server {
   inFlight = 0
   /** The hot routes' lane, once the services it answers with are built. */
   lane: ExpressLane | undefined = undefined
+  /** Requests handed to the lane so far. */
+  answeredInLane = 0
   private draining = false
   private held: Array<[IncomingMessage, ServerResponse]> = []
   private readonly open = new Set<ServerResponse>()
@@ -78,6 +80,7 @@ export class GatedServer extends Server {
       if (this.inFlight === 0) for (const notify of this.idle) notify()
     })
     if (route !== undefined) {
+      this.answeredInLane++
       serveInLane(this.lane!, route, req, res)
       return true
     }

@@ -1,7 +1,8 @@
 /**
  * Every endpoint's bad inputs, each with the exact HTTP status, business or
  * OpenAI code, and a message naming the field and the rule. Runs against the
- * real Node HTTP server on an ephemeral port.
+ * real Node HTTP server on an ephemeral port, once with its express lane
+ * answering the hot routes and once with every route on the full stack.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { hashKey } from "../../core/auth/KeyRecord.ts"
@@ -11,15 +12,6 @@ import { type RunningServer, startInProcess, TEST_KEY } from "../support/servers
 const LIMITED_KEY = "limited-key-abcdef"
 
 let server: RunningServer
-beforeAll(async () => {
-  server = await startInProcess({
-    keys: [
-      ...recordsFromPlainKeys([TEST_KEY]),
-      { name: "limited", sha256: hashKey(LIMITED_KEY), requestsPerMinute: 1 }
-    ]
-  })
-})
-afterAll(() => server.close())
 
 interface Case {
   readonly name: string
@@ -151,59 +143,74 @@ const check = async (c: Case) => {
   return response
 }
 
-describe("webSearch bad inputs", () => {
-  for (const c of searchCases(WEB)) it(c.name, () => check(c))
-})
-describe("imageSearch bad inputs", () => {
-  for (const c of searchCases(IMAGE)) it(c.name, () => check(c))
-})
-describe("chat completions bad inputs", () => {
-  for (const c of chatCases) it(c.name, () => check(c))
-})
-describe("other bad requests", () => {
-  for (const c of otherCases) it(c.name, () => check(c))
-  it("405 names the allowed methods in Allow", async () => {
-    const response = await check({ name: "", method: "GET", path: WEB, status: 405, code: "400" })
-    expect(response.headers.get("allow")).toBe("POST")
-  })
-  it("401 carries WWW-Authenticate: Bearer", async () => {
-    const response = await check({ name: "", path: WEB, body: { keywords: "x" }, key: null, status: 401, code: "90402" })
-    expect(response.headers.get("www-authenticate")).toBe("Bearer")
-  })
-})
-
-describe("rate limit", () => {
-  it("a key over its limit gets 429 with code 40303 and Retry-After, on search and chat", async () => {
-    const first = await send({ name: "", path: WEB, body: { keywords: "x" }, key: LIMITED_KEY, status: 200 })
-    expect(first.status).toBe(200)
-    const second = await check({ name: "", path: WEB, body: { keywords: "x" }, key: LIMITED_KEY, status: 429, code: "40303", message: /rate limit of 1 requests per minute/ })
-    const retryAfter = Number(second.headers.get("retry-after"))
-    expect(retryAfter).toBeGreaterThanOrEqual(1)
-    expect(retryAfter).toBeLessThanOrEqual(60)
-    await check({ name: "", path: CHAT, body: { messages: user }, key: LIMITED_KEY, status: 429, type: "rate_limit_error", code: "rate_limit_exceeded" })
-  })
-})
-
-describe("lenient where clients expect it", () => {
-  it("ignores unknown fields and accepts OpenAI extras", async () => {
-    const response = await send({
-      name: "", path: CHAT, status: 200,
-      body: { messages: user, foo: 1, seed: 7, user: "u1", presence_penalty: 0.1, parallel_tool_calls: false, stream_options: null, logprobs: false }
+// Both ways a request can be answered: the Node adapter's express lane (the hot routes) and the full
+// HttpApi stack behind it. The same cases, the same exact answers.
+for (const expressLane of [true, false]) describe(expressLane ? "Node server, express lane on" : "Node server, express lane off", () => {
+  beforeAll(async () => {
+    server = await startInProcess({
+      keys: [
+        ...recordsFromPlainKeys([TEST_KEY]),
+        { name: "limited", sha256: hashKey(LIMITED_KEY), requestsPerMinute: 1 }
+      ],
+      expressLane
     })
-    expect(response.status).toBe(200)
-    const search = await send({ name: "", path: WEB, body: { keywords: "chat", extra: true }, status: 200 })
-    expect(search.status).toBe(200)
   })
-  it("accepts max_tokens 2 and 8191, the edges of 1 < x < 8192", async () => {
-    for (const max_tokens of [2, 8191]) {
-      expect((await send({ name: "", path: CHAT, body: { messages: user, max_tokens }, status: 200 })).status).toBe(200)
-    }
+  afterAll(() => server.close())
+
+  describe("webSearch bad inputs", () => {
+    for (const c of searchCases(WEB)) it(c.name, () => check(c))
   })
-  it("accepts a missing Content-Type as JSON and application/json with a charset", async () => {
-    // fetch labels string bodies text/plain; bytes go without a Content-Type.
-    const bare = await fetch(server.url + WEB, { method: "POST", headers: { authorization: `Bearer ${TEST_KEY}` }, body: new TextEncoder().encode(JSON.stringify({ keywords: "chat" })) })
-    expect(bare.status).toBe(200)
-    const charset = await send({ name: "", path: WEB, body: { keywords: "chat" }, headers: { "content-type": "application/json; charset=utf-8" }, status: 200 })
-    expect(charset.status).toBe(200)
+  describe("imageSearch bad inputs", () => {
+    for (const c of searchCases(IMAGE)) it(c.name, () => check(c))
+  })
+  describe("chat completions bad inputs", () => {
+    for (const c of chatCases) it(c.name, () => check(c))
+  })
+  describe("other bad requests", () => {
+    for (const c of otherCases) it(c.name, () => check(c))
+    it("405 names the allowed methods in Allow", async () => {
+      const response = await check({ name: "", method: "GET", path: WEB, status: 405, code: "400" })
+      expect(response.headers.get("allow")).toBe("POST")
+    })
+    it("401 carries WWW-Authenticate: Bearer", async () => {
+      const response = await check({ name: "", path: WEB, body: { keywords: "x" }, key: null, status: 401, code: "90402" })
+      expect(response.headers.get("www-authenticate")).toBe("Bearer")
+    })
+  })
+
+  describe("rate limit", () => {
+    it("a key over its limit gets 429 with code 40303 and Retry-After, on search and chat", async () => {
+      const first = await send({ name: "", path: WEB, body: { keywords: "x" }, key: LIMITED_KEY, status: 200 })
+      expect(first.status).toBe(200)
+      const second = await check({ name: "", path: WEB, body: { keywords: "x" }, key: LIMITED_KEY, status: 429, code: "40303", message: /rate limit of 1 requests per minute/ })
+      const retryAfter = Number(second.headers.get("retry-after"))
+      expect(retryAfter).toBeGreaterThanOrEqual(1)
+      expect(retryAfter).toBeLessThanOrEqual(60)
+      await check({ name: "", path: CHAT, body: { messages: user }, key: LIMITED_KEY, status: 429, type: "rate_limit_error", code: "rate_limit_exceeded" })
+    })
+  })
+
+  describe("lenient where clients expect it", () => {
+    it("ignores unknown fields and accepts OpenAI extras", async () => {
+      const response = await send({
+        name: "", path: CHAT, status: 200,
+        body: { messages: user, foo: 1, seed: 7, user: "u1", presence_penalty: 0.1, parallel_tool_calls: false, stream_options: null, logprobs: false }
+      })
+      expect(response.status).toBe(200)
+      const search = await send({ name: "", path: WEB, body: { keywords: "chat", extra: true }, status: 200 })
+      expect(search.status).toBe(200)
+    })
+    it("accepts max_tokens 2 and 8191, the edges of 1 < x < 8192", async () => {
+      for (const max_tokens of [2, 8191]) {
+        expect((await send({ name: "", path: CHAT, body: { messages: user, max_tokens }, status: 200 })).status).toBe(200)
+      }
+    })
+    it("accepts a missing Content-Type as JSON and application/json with a charset", async () => {
+      // fetch labels string bodies text/plain; bytes go without a Content-Type.
+      const bare = await fetch(server.url + WEB, { method: "POST", headers: { authorization: `Bearer ${TEST_KEY}` }, body: new TextEncoder().encode(JSON.stringify({ keywords: "chat" })) })
+      expect(bare.status).toBe(200)
+      const charset = await send({ name: "", path: WEB, body: { keywords: "chat" }, headers: { "content-type": "application/json; charset=utf-8" }, status: 200 })
+      expect(charset.status).toBe(200)
+    })
   })
 })

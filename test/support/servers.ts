@@ -32,6 +32,11 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
+export interface InProcessServer extends RunningServer {
+  /** Requests the express lane answered so far (adapters/node/laneServe.ts). */
+  answeredInLane(): number
+}
+
 export interface InProcessOptions {
   readonly search?: Layer.Layer<WebSearch | ImageSearch>
   readonly chat?: Layer.Layer<ChatModel>
@@ -60,7 +65,7 @@ export const servicesLayer = (options: InProcessOptions = {}): Layer.Layer<AppSe
 }
 
 /** The real Node HTTP server, in this process, on an ephemeral port. */
-export const startInProcess = (options: InProcessOptions = {}): Promise<RunningServer> =>
+export const startInProcess = (options: InProcessOptions = {}): Promise<InProcessServer> =>
   serveInProcess(servicesLayer(options), options.expressLane === undefined ? {} : { expressLane: options.expressLane })
 
 /**
@@ -68,7 +73,7 @@ export const startInProcess = (options: InProcessOptions = {}): Promise<RunningS
  * with the Node adapter's own server (express lane in front unless `expressLane` is false):
  * for tests that build their services from a config file with appLayer themselves.
  */
-export const serveInProcess = async (services: Layer.Layer<AppServices>, options: { readonly expressLane?: boolean } = {}): Promise<RunningServer> => {
+export const serveInProcess = async (services: Layer.Layer<AppServices>, options: { readonly expressLane?: boolean } = {}): Promise<InProcessServer> => {
   const scope = Scope.makeUnsafe()
   try {
     const server = await Effect.runPromise(
@@ -78,6 +83,7 @@ export const serveInProcess = async (services: Layer.Layer<AppServices>, options
     if (typeof address !== "object" || address === null) throw new Error("expected a TCP address")
     return {
       url: `http://127.0.0.1:${address.port}`,
+      answeredInLane: () => server.answeredInLane,
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))
     }
   } catch (error) {

@@ -109,15 +109,25 @@ const servers = [
 const rows: Array<Array<string>> = []
 try {
   for (const endpoint of endpoints) {
-    let bareRps = 0
-    for (const server of servers) {
-      await load(server.url, endpoint.path, endpoint.body, 2) // warm-up
-      const result = await load(server.url, endpoint.path, endpoint.body, seconds)
-      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.name} ${endpoint.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
-      const rps = result.requests.average
-      if (server === servers[0]) bareRps = rps
-      rows.push([endpoint.name, server.name, rps.toFixed(0), result.latency.p50.toFixed(2), result.latency.p99.toFixed(2), (rps / bareRps).toFixed(2)])
+    for (const server of servers) await load(server.url, endpoint.path, endpoint.body, 2) // warm-up
+    // Rotating rounds; each ratio is the median of the ratios paired within a round (the bare
+    // server alone moved by 20% from one run to the next on this machine).
+    const runs: Array<Array<autocannon.Result>> = servers.map(() => [])
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < servers.length; k++) {
+        const i = (k + round) % servers.length
+        const result = await load(servers[i]!.url, endpoint.path, endpoint.body, seconds)
+        if (result.non2xx > 0 || result.errors > 0) throw new Error(`${servers[i]!.name} ${endpoint.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+        runs[i]!.push(result)
+      }
     }
+    const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    servers.forEach((server, i) => {
+      const mine = runs[i]!
+      const typical = [...mine].sort((a, b) => a.requests.average - b.requests.average)[Math.floor(mine.length / 2)]!
+      const ratio = median(mine.map((r, round) => r.requests.average / runs[0]![round]!.requests.average))
+      rows.push([endpoint.name, server.name, typical.requests.average.toFixed(0), typical.latency.p50.toFixed(2), typical.latency.p99.toFixed(2), ratio.toFixed(2)])
+    })
   }
 } finally {
   for (const server of servers) server.stop()
@@ -126,6 +136,7 @@ try {
 const header = ["endpoint", "server", "req/s", "p50 ms", "p99 ms", "vs bare"]
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
 const line = (cells: Array<string>) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")
+console.log(`(${rounds} rotating rounds of ${seconds} s; each server's median round; "vs bare": the median of the ratios paired within a round)`)
 console.log(line(header))
 console.log(widths.map((w) => "-".repeat(w)).join("  "))
 for (const row of rows) console.log(line(row))

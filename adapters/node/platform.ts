@@ -12,6 +12,7 @@ import { SettingsError } from "../../core/config/Settings.ts"
 import type { Settings } from "./settings.ts"
 import { NodePageFetcher } from "./sources/crawl/NodePageFetcher.ts"
 import { npmParentExits } from "./npmParent.ts"
+import { openSnapshotFile } from "./snapshotFile.ts"
 import { ensureStarterIndex, ownNodeModules } from "./starterIndex.ts"
 import { BuildInfo } from "../../core/api/Readiness.ts"
 import { RedisConnector } from "../../core/store/RedisConnector.ts"
@@ -41,5 +42,6 @@ export const nodeEngineHooks = (settings: Settings): EngineHooks => ({
         new SettingsError({ setting: `search.snapshot (${snapshot})`, message: `no snapshot, and the starter index could not be built: ${error.message}` }))
     ),
   // Under `npm start` a SIGHUP sent to npm ends npm instead (see npmParent.ts): read as a reload too.
-  reloads: { name: "SIGHUP", requests: Stream.merge(sighups, npmParentExits) }
+  reloads: { name: "SIGHUP", requests: Stream.merge(sighups, npmParentExits) },
+  openFile: openSnapshotFile
 })

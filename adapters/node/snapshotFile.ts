@@ -3,12 +3,12 @@
  * same folder, flushed, then renamed over the target), so a reader or a crash never sees
  * half a snapshot. Decoding is core's job (core/index/Snapshot.ts); this only moves bytes.
  */
-import { existsSync } from "node:fs"
+import { closeSync, existsSync, fstat, fstatSync, openSync, read, readSync, type Stats } from "node:fs"
 import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Effect, Schema } from "effect"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
-import { decodeSnapshot, SnapshotError } from "../../core/index/Snapshot.ts"
+import { decodeSnapshot, openSnapshot, SnapshotError, type SnapshotSource, TextInSource } from "../../core/index/Snapshot.ts"
 
 /** A snapshot file could not be read or written; `path` names it, `message` says why. */
 export class SnapshotFileError extends Schema.TaggedError<SnapshotFileError>()("SnapshotFileError", {
@@ -75,6 +75,101 @@ export const loadSnapshotFile = (path: string): Effect.Effect<SearchIndex, Snaps
       })
     )
   )
+
+// An opened snapshot keeps its file open until its page text is in memory, or else until the index is collected.
+const openFiles = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd)
+  } catch {
+    // already closed
+  }
+})
+
+/** Positional reads of an open file, as core's openSnapshot takes them. */
+const fileSource = (fd: number, size: number): SnapshotSource => ({
+  size,
+  readInto: (target, offset, position, length) => {
+    let done = 0
+    while (done < length) {
+      const n = readSync(fd, target, offset + done, length - done, position + done)
+      if (n === 0) throw new Error(`the file ended at byte ${position + done} of ${size}`)
+      done += n
+    }
+  }
+})
+
+/**
+ * Opens a snapshot file fast (core/index/Snapshot.ts openSnapshot): everything but the page
+ * text is read, every byte is checked, and the index answers at once, reading the text of
+ * the hits it shows from the file. Meanwhile the page text is read into memory in the
+ * background (`settled` resolves when that ends) and is kept only if the file did not change
+ * since it was opened; from then on, rewriting the file in place (cp over it) cannot reach
+ * the running index. Replacing it by a rename (writeSnapshotFile, `periscope index`) never can.
+ */
+export const openSnapshotFile = (path: string): Effect.Effect<SearchIndex, SnapshotFileError | SnapshotError> =>
+  Effect.flatMap(openInPlace(path), ({ index, settled }) =>
+    Effect.as(
+      Effect.forkDetach(Effect.flatMap(Effect.promise(() => settled), (end) =>
+        end === "held"
+          ? Effect.void
+          : Effect.logWarning(end === "changed"
+            ? `${path} changed while its page text was read into memory (rewritten in place?): the index reads that text from the file as it is now; reload to serve the new file`
+            : `${path}: the page text could not be read into memory; it is read from the file for each hit shown`))),
+      index
+    ))
+
+/** openSnapshotFile, with the background read's end: "held" (text in memory), "changed" (the file changed: text still read from it) or "failed". */
+export const openInPlace = (path: string): Effect.Effect<{ readonly index: SearchIndex; readonly settled: Promise<"held" | "changed" | "failed"> }, SnapshotFileError | SnapshotError> =>
+  Effect.try({
+    try: () => {
+      const fd = openSync(path, "r")
+      try {
+        const stats = fstatSync(fd)
+        const index = openSnapshot(fileSource(fd, stats.size))
+        openFiles.register(index, fd, index)
+        return { index, settled: holdTextInMemory(index, fd, stats) }
+      } catch (error) {
+        closeSync(fd)
+        throw error
+      }
+    },
+    catch: (error) =>
+      error instanceof SnapshotError
+        ? new SnapshotError({ reason: error.reason, message: `${path}: ${error.message}` })
+        : new SnapshotFileError({ path, message: `cannot read the snapshot: ${reason(error)}` })
+  })
+
+const TEXT_CHUNK = 8 << 20
+
+const sameFile = (a: Stats, b: Stats) => a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs
+
+/** Reads the page text into memory a chunk at a time, off the event loop; swaps it in if the file is as it was when opened. */
+const holdTextInMemory = (index: SearchIndex, fd: number, opened: Stats): Promise<"held" | "changed" | "failed"> => {
+  const pages = index.parts.pages
+  const text = pages.bytes
+  if (!(text instanceof TextInSource)) return Promise.resolve("held")
+  const target = new Uint8Array(text.length)
+  return new Promise((resolve) => {
+    const next = (at: number) => {
+      if (at >= target.length) {
+        fstat(fd, (error, now) => {
+          if (error !== null || !sameFile(opened, now)) return resolve(error === null ? "changed" : "failed")
+          pages.holdInMemory(target)
+          // The file is no longer read: close it now rather than when the index is collected.
+          openFiles.unregister(index)
+          closeSync(fd)
+          resolve("held")
+        })
+        return
+      }
+      read(fd, target, at, Math.min(TEXT_CHUNK, target.length - at), text.position + at, (error, n) => {
+        if (error !== null || n === 0) return resolve("failed")
+        next(at + n)
+      })
+    }
+    next(0)
+  })
+}
 
 /**
  * The file beside a snapshot that marks it as the starter index (npm READMEs built on the

@@ -16,7 +16,8 @@ import type { SearchConfig } from "../config/ConfigFile.ts"
 import type { OpenSearchConfig } from "../config/OpenSearchConfig.ts"
 import { describeReadError, readSettingFile, SettingsError } from "../config/Settings.ts"
 import type { IndexDocument } from "../index/Document.ts"
-import { decodeSnapshot } from "../index/Snapshot.ts"
+import type { SearchIndex } from "../index/SearchIndex.ts"
+import { decodeSnapshot, SnapshotError } from "../index/Snapshot.ts"
 import { parseJsonlLine } from "../ingest/JsonlDocument.ts"
 import { defaultFederationSettings, type FederatedSearch, type FederationSettings } from "../search/FederatedSearch.ts"
 import type { ImageSearch } from "../search/ImageSearch.ts"
@@ -46,6 +47,11 @@ export interface EngineHooks {
   readonly prepare?: (snapshot: string) => Effect.Effect<void, SettingsError>
   /** Each element asks for the snapshot to be read again and swapped in; `name` says who asks, in logs. */
   readonly reloads?: { readonly name: string; readonly requests: Stream.Stream<void> }
+  /**
+   * Opens a snapshot file with its page text left in the file (the Node adapter); without it,
+   * and for URLs, the whole snapshot is read into memory and decoded.
+   */
+  readonly openFile?: (path: string) => Effect.Effect<SearchIndex, SnapshotError | { readonly message: string }>
 }
 
 const isUrl = (location: string) => /^https?:\/\//i.test(location)
@@ -82,22 +88,31 @@ export const readJsonlDocuments = Effect.fnUntraced(function*(path: string, sett
 const decodeOrFail = (location: string, bytes: Uint8Array) =>
   Effect.try({
     try: () => decodeSnapshot(bytes),
-    catch: (e) =>
-      new SettingsError({
-        setting: `search.snapshot (${location})`,
-        message: `${e instanceof Error ? e.message : String(e)}; rebuild it with \`periscope index <sources>\``
-      })
+    catch: (e) => unusableSnapshot(location, e)
   })
 
+const unusableSnapshot = (location: string, e: unknown) =>
+  new SettingsError({
+    setting: `search.snapshot (${location})`,
+    message: `${e instanceof Error ? e.message : String(e)}; rebuild it with \`periscope index <sources>\``
+  })
+
+/** The index at `location`: opened in place when the platform can (a local file), else read and decoded. */
+const loadIndex = (location: string, hooks: EngineHooks) =>
+  hooks.openFile !== undefined && !isUrl(location)
+    ? Effect.mapError(hooks.openFile(location), (error) =>
+      error instanceof SnapshotError ? unusableSnapshot(location, error) : new SettingsError({ setting: `search.snapshot (${location})`, message: error.message }))
+    : Effect.flatMap(readSnapshotBytes(location), (bytes) => decodeOrFail(location, bytes))
+
 /** Reads the snapshot again on every reload request; logs what was loaded or why it was refused. */
-const reloadOn = (location: string, reloads: NonNullable<EngineHooks["reloads"]>) =>
+const reloadOn = (location: string, reloads: NonNullable<EngineHooks["reloads"]>, hooks: EngineHooks) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const engine = yield* SearchEngine
     // Answers cached from the previous index would outlive it by their TTL: a reload drops them.
     const cache = yield* Effect.serviceOption(ResultCache)
     const status = yield* Effect.serviceOption(IndexStatus)
-    const reloadOnce = readSnapshotBytes(location).pipe(
-      Effect.flatMap((bytes) => engine.reload(bytes)),
+    const reloadOnce = loadIndex(location, hooks).pipe(
+      Effect.flatMap((index) => engine.replace(index)),
       Effect.tap(() => (cache._tag === "Some" ? cache.value.clear : Effect.void)),
       Effect.tap((summary) => (status._tag === "Some" ? status.value.reloaded(summary) : Effect.void)),
       Effect.flatMap((summary) => Effect.logInfo(`${reloads.name}: reloaded ${location}: ${summary.documents} documents, ${summary.images} images`)),
@@ -113,14 +128,14 @@ const reloadOn = (location: string, reloads: NonNullable<EngineHooks["reloads"]>
 const engineFromLocation = (location: string, hooks: EngineHooks) => {
   const load = Effect.gen(function*() {
     if (hooks.prepare !== undefined) yield* hooks.prepare(location)
-    const index = yield* decodeOrFail(location, yield* readSnapshotBytes(location))
+    const index = yield* loadIndex(location, hooks)
     yield* Effect.logInfo(`search: ${index.documentCount} documents and ${index.imageCount} images from ${location}`)
     const status = yield* Effect.serviceOption(IndexStatus)
     if (status._tag === "Some") yield* status.value.loaded({ documents: index.documentCount, images: index.imageCount })
     return EngineSearch.layer(index)
   })
   const engine = Layer.unwrap(load)
-  return hooks.reloads === undefined ? engine : Layer.merge(engine, reloadOn(location, hooks.reloads).pipe(Layer.provide(engine)))
+  return hooks.reloads === undefined ? engine : Layer.merge(engine, reloadOn(location, hooks.reloads, hooks).pipe(Layer.provide(engine)))
 }
 
 /** The search services for a choice. */

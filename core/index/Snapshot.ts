@@ -14,13 +14,18 @@
  * Decoding checks magic, version, length and checksum before it reads anything else, then
  * maps every section as a typed-array view over the same buffer (copying once only when the
  * input is not 8-byte aligned). A snapshot that fails any check is refused whole.
+ *
+ * openSnapshot reads a snapshot left where it is (a file, through positional reads): the
+ * page text (pages.bytes, two thirds of a big snapshot) stays there and is read per hit
+ * shown; everything else is read into memory. The checksum still covers every byte: the
+ * page text is streamed through it a chunk at a time.
  */
 import { Schema } from "effect"
 import type { ResolvedEngineOptions } from "./EngineOptions.ts"
 import { type FieldSpec, InvertedIndex, type InvertedIndexArrays, type InvertedIndexMeta } from "./InvertedIndex.ts"
 import { SearchIndex, type SearchIndexParts } from "./SearchIndex.ts"
-import { StoredFields } from "./StoredFields.ts"
-import { xxhash32 } from "./XxHash32.ts"
+import { type ByteRanges, StoredFields } from "./StoredFields.ts"
+import { xxhash32, XxHash32 } from "./XxHash32.ts"
 
 export const snapshotMagic = "PSCPIDX\0"
 /** 2: exact field lengths as u16 (docLengths) instead of float64 norms per document and field. */
@@ -95,9 +100,9 @@ const sectionsOf = (parts: SearchIndexParts): Array<[string, Typed]> => {
   for (const name of invertedArrayNames) out.push([`web.${name}`, parts.web.arrays[name]])
   for (const name of invertedArrayNames) out.push([`images.${name}`, parts.images.arrays[name]])
   out.push(
-    ["pages.bytes", parts.pages.bytes], ["pages.offsets", parts.pages.offsets],
-    ["hosts.bytes", parts.hosts.bytes], ["hosts.offsets", parts.hosts.offsets],
-    ["imageFields.bytes", parts.imageFields.bytes], ["imageFields.offsets", parts.imageFields.offsets],
+    ["pages.bytes", parts.pages.allBytes()], ["pages.offsets", parts.pages.offsets],
+    ["hosts.bytes", parts.hosts.allBytes()], ["hosts.offsets", parts.hosts.offsets],
+    ["imageFields.bytes", parts.imageFields.allBytes()], ["imageFields.offsets", parts.imageFields.offsets],
     ["pageHost", parts.pageHost], ["pageCluster", parts.pageCluster], ["pageImages", parts.pageImages],
     ["imagePage", parts.imagePage], ["imageCluster", parts.imageCluster], ["imageSize", parts.imageSize]
   )
@@ -176,6 +181,41 @@ const fail = (reason: SnapshotError["reason"], message: string): never => {
   throw new SnapshotError({ reason, message })
 }
 
+interface Header {
+  readonly total: number
+  readonly checksum: number
+  readonly flags: number
+  readonly metaLength: number
+}
+
+/** The fixed header's checks, in order: magic, version, length (`available`: the bytes there are). */
+const readHeader = (head: Uint8Array, available: number): Header => {
+  const magic = new TextDecoder().decode(head.subarray(0, 8))
+  if (magic !== snapshotMagic) return fail("bad-magic", "snapshot: not a Periscope index (wrong magic bytes)")
+  const header = new DataView(head.buffer, head.byteOffset, headerLength)
+  const version = header.getUint32(8, true)
+  if (version !== snapshotFormatVersion) {
+    return fail("unsupported-version", `snapshot: format version ${version}; this engine reads version ${snapshotFormatVersion} only: build the snapshot again from its documents`)
+  }
+  const total = header.getUint32(16, true) + header.getUint32(20, true) * 0x100000000
+  if (available < total) {
+    return fail("truncated", `snapshot: truncated, ${available} of ${total} bytes present`)
+  }
+  if (available > total) return fail("malformed", `snapshot: ${available - total} unexpected bytes after the end`)
+  return { total, checksum: header.getUint32(24, true), flags: header.getUint32(12, true), metaLength: header.getUint32(28, true) }
+}
+
+/** The checks after the checksum: flags, and the metadata's place and JSON. */
+const readMeta = (header: Header, metaBytes: () => Uint8Array): SnapshotMeta => {
+  if (header.flags !== 0) return fail("malformed", "snapshot: unknown flags set in the header")
+  if (headerLength + header.metaLength > header.total) return fail("malformed", "snapshot: metadata runs past the end")
+  try {
+    return JSON.parse(new TextDecoder().decode(metaBytes())) as SnapshotMeta
+  } catch {
+    return fail("malformed", "snapshot: metadata is not valid JSON")
+  }
+}
+
 /** Reads snapshot bytes back into a SearchIndex; throws SnapshotError when they are not a whole, intact snapshot. */
 export const decodeSnapshot = (input: Uint8Array): SearchIndex => {
   if (!(input instanceof Uint8Array)) return fail("malformed", "snapshot: expected bytes (Uint8Array)")
@@ -183,50 +223,126 @@ export const decodeSnapshot = (input: Uint8Array): SearchIndex => {
   if (input.length < headerLength) {
     return fail("truncated", `snapshot: ${input.length} bytes is shorter than the ${headerLength}-byte header`)
   }
-  const magic = new TextDecoder().decode(input.subarray(0, 8))
-  if (magic !== snapshotMagic) return fail("bad-magic", "snapshot: not a Periscope index (wrong magic bytes)")
-  const header = new DataView(input.buffer, input.byteOffset, headerLength)
-  const version = header.getUint32(8, true)
-  if (version !== snapshotFormatVersion) {
-    return fail("unsupported-version", `snapshot: format version ${version}; this engine reads version ${snapshotFormatVersion} only: build the snapshot again from its documents`)
-  }
-  const total = header.getUint32(16, true) + header.getUint32(20, true) * 0x100000000
-  if (input.length < total) {
-    return fail("truncated", `snapshot: truncated, ${input.length} of ${total} bytes present`)
-  }
-  if (input.length > total) return fail("malformed", `snapshot: ${input.length - total} unexpected bytes after the end`)
+  const header = readHeader(input, input.length)
   // Typed-array views need aligned offsets: copy once when the caller's bytes are not aligned.
   const bytes = input.byteOffset % 8 === 0 ? input : input.slice()
-  const checksum = header.getUint32(24, true)
-  if (checksumOf(bytes) !== checksum) {
+  if (checksumOf(bytes) !== header.checksum) {
     return fail("checksum-mismatch", "snapshot: checksum mismatch, the file is corrupt")
   }
-  if (header.getUint32(12, true) !== 0) return fail("malformed", "snapshot: unknown flags set in the header")
-  const metaLength = header.getUint32(28, true)
-  if (headerLength + metaLength > total) return fail("malformed", "snapshot: metadata runs past the end")
-  let meta: SnapshotMeta
-  try {
-    meta = JSON.parse(new TextDecoder().decode(bytes.subarray(headerLength, headerLength + metaLength))) as SnapshotMeta
-  } catch {
-    return fail("malformed", "snapshot: metadata is not valid JSON")
-  }
+  const meta = readMeta(header, () => bytes.subarray(headerLength, headerLength + header.metaLength))
   return new SearchIndex(assemble(meta, bytes))
 }
 
-const assemble = (meta: SnapshotMeta, bytes: Uint8Array): SearchIndexParts => {
+/** Positional reads of a snapshot left where it is (a file). */
+export interface SnapshotSource {
+  /** Bytes in the source. */
+  readonly size: number
+  /** Copies `length` bytes from `position` into `target` at `offset`: all of them, or throws. */
+  readInto(target: Uint8Array, offset: number, position: number, length: number): void
+}
+
+/** How much page text is read at a time while the checksum goes over it. */
+const CHECK_CHUNK = 4 << 20
+
+/**
+ * A SearchIndex over a snapshot that stays in `source`: everything but the page text is read
+ * into memory, the page text is read per hit shown. Every byte is checked against the checksum
+ * first, as decodeSnapshot does; the same failures, the same messages.
+ */
+export const openSnapshot = (source: SnapshotSource): SearchIndex => {
+  if (!littleEndian) return fail("unsupported-platform", "snapshot: this engine needs a little-endian platform")
+  if (source.size < headerLength) {
+    return fail("truncated", `snapshot: ${source.size} bytes is shorter than the ${headerLength}-byte header`)
+  }
+  const head = new Uint8Array(headerLength)
+  source.readInto(head, 0, 0, headerLength)
+  const header = readHeader(head, source.size)
+  const { total } = header
+  // Where the page text lies, from the section table; a table that cannot tell leaves nothing out.
+  let pages: { readonly start: number; readonly next: number } | undefined
+  if (header.metaLength <= total - headerLength) {
+    const metaBytes = new Uint8Array(header.metaLength)
+    source.readInto(metaBytes, 0, headerLength, header.metaLength)
+    try {
+      const entry = (JSON.parse(new TextDecoder().decode(metaBytes)) as SnapshotMeta).sections?.find((e) => e.name === "pages.bytes")
+      if (entry !== undefined && entry.type === "u8" && Number.isInteger(entry.offset) && entry.offset % 8 === 0 && entry.offset >= headerLength + header.metaLength) {
+        const next = align8(entry.offset + entry.count)
+        if (next <= total) pages = { start: entry.offset, next }
+      }
+    } catch {
+      // Reported after the checksum, as decodeSnapshot does.
+    }
+  }
+  const start = pages?.start ?? total
+  const next = pages?.next ?? total
+  const resident = new Uint8Array(total - (next - start))
+  source.readInto(resident, 0, 0, start)
+  source.readInto(resident, start, next, total - next)
+  // The checksum in file order: header, everything up to the page text, the page text streamed, the rest.
+  const hash = new XxHash32(xxhash32(resident.subarray(28, headerLength), xxhash32(resident.subarray(0, 24))))
+  hash.update(resident.subarray(headerLength, start))
+  const chunk = new Uint8Array(Math.min(CHECK_CHUNK, Math.max(8, next - start)))
+  for (let at = start; at < next; at += chunk.length) {
+    const length = Math.min(chunk.length, next - at)
+    source.readInto(chunk, 0, at, length)
+    hash.update(chunk.subarray(0, length))
+  }
+  hash.update(resident.subarray(start))
+  if (hash.digest() !== header.checksum) return fail("checksum-mismatch", "snapshot: checksum mismatch, the file is corrupt")
+  const meta = readMeta(header, () => resident.subarray(headerLength, headerLength + header.metaLength))
+  if (pages === undefined) return new SearchIndex(assemble(meta, resident))
+  const text = new TextInSource(source, pages.start, meta.sections.find((e) => e.name === "pages.bytes")?.count ?? 0)
+  return new SearchIndex(assemble(meta, resident, { start: pages.start, next: pages.next, text }))
+}
+
+/**
+ * The page text of an opened snapshot, read from its source per field shown. An adapter may
+ * read it all into memory later (StoredFields.holdInMemory): `position` and `length` say where it is.
+ */
+export class TextInSource implements ByteRanges {
+  readonly source: SnapshotSource
+  readonly position: number
+  readonly length: number
+
+  constructor(source: SnapshotSource, position: number, length: number) {
+    this.source = source
+    this.position = position
+    this.length = length
+  }
+
+  read(from: number, to: number): Uint8Array {
+    const end = Math.min(to, this.length)
+    const out = new Uint8Array(Math.max(0, end - from))
+    if (out.length > 0) this.source.readInto(out, 0, this.position + from, out.length)
+    return out
+  }
+}
+
+/** The page text left in the source: its place in the file and how to read it. */
+interface LeftInPlace {
+  readonly start: number
+  readonly next: number
+  readonly text: TextInSource
+}
+
+/** `bytes`: the whole snapshot, or (with `left`) all of it but the page text, the sections after it moved up. */
+const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): SearchIndexParts => {
   if (typeof meta !== "object" || meta === null || !Array.isArray(meta.sections)) {
     return fail("malformed", "snapshot: metadata lacks its section table")
   }
   const sections = new Map<string, Typed>()
+  const gap = left === undefined ? 0 : left.next - left.start
   for (const entry of meta.sections) {
     const size = elementSize[entry.type as ElementType] as number | undefined
     if (size === undefined || !Number.isInteger(entry.offset) || !Number.isInteger(entry.count) || entry.count < 0) {
       return fail("malformed", `snapshot: section ${String(entry.name)} has a bad type, offset or length`)
     }
-    if (entry.offset % 8 !== 0 || entry.offset + entry.count * size > bytes.length) {
-      return fail("malformed", `snapshot: section ${entry.name} lies outside the file`)
-    }
-    sections.set(entry.name, view(entry.type, bytes.buffer as ArrayBuffer, bytes.byteOffset + entry.offset, entry.count))
+    if (left !== undefined && entry.name === "pages.bytes") continue
+    const inFile = entry.offset % 8 === 0 && entry.offset + entry.count * size <= bytes.length + gap
+    const overlapsText = left !== undefined && entry.offset < left.next && entry.offset + entry.count * size > left.start
+    if (!inFile || overlapsText) return fail("malformed", `snapshot: section ${entry.name} lies outside the file`)
+    const offset = left !== undefined && entry.offset >= left.next ? entry.offset - gap : entry.offset
+    sections.set(entry.name, view(entry.type, bytes.buffer as ArrayBuffer, bytes.byteOffset + offset, entry.count))
   }
   const get = <T extends Typed>(name: string, type: ElementType, length?: number): T => {
     const section = sections.get(name)
@@ -273,7 +389,11 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array): SearchIndexParts => {
   const pages = web.documentCount
   const imageCount = images.documentCount
   const stored = (name: string, width: number, count: number): StoredFields =>
-    new StoredFields(width, get(`${name}.bytes`, "u8"), get(`${name}.offsets`, "u32", width * count + 1))
+    new StoredFields(
+      width,
+      left !== undefined && name === "pages" ? left.text : get(`${name}.bytes`, "u8"),
+      get(`${name}.offsets`, "u32", width * count + 1)
+    )
   const hostOffsets = get<Uint32Array>("hosts.offsets", "u32")
   return {
     options: meta.options,

@@ -1,22 +1,30 @@
 /**
  * Stored text of records (a page's url, title, text, date; an image's url, alt, ...):
  * UTF-8 bytes in one buffer and one offset per field, decoded only for the hits shown.
+ * The bytes may also stay where they are (a snapshot file opened with openSnapshot):
+ * then each field shown is read from there.
  */
 import { ByteWriter } from "./ByteWriter.ts"
 
 const utf8Encoder = new TextEncoder()
 const utf8Decoder = new TextDecoder()
 
+/** Bytes read on demand: `read(start, end)` answers the bytes from start to end. */
+export interface ByteRanges {
+  readonly length: number
+  read(start: number, end: number): Uint8Array
+}
+
 export class StoredFields {
   /** Fields per record. */
   readonly width: number
-  readonly bytes: Uint8Array
+  private source: Uint8Array | ByteRanges
   /** width * count + 1 byte offsets. */
   readonly offsets: Uint32Array
 
-  constructor(width: number, bytes: Uint8Array, offsets: Uint32Array) {
+  constructor(width: number, bytes: Uint8Array | ByteRanges, offsets: Uint32Array) {
     this.width = width
-    this.bytes = bytes
+    this.source = bytes
     this.offsets = offsets
   }
 
@@ -28,7 +36,26 @@ export class StoredFields {
     const i = record * this.width + field
     const start = this.offsets[i]!
     const end = this.offsets[i + 1]!
-    return start === end ? "" : utf8Decoder.decode(this.bytes.subarray(start, end))
+    if (start === end) return ""
+    const bytes = this.source
+    return utf8Decoder.decode(bytes instanceof Uint8Array ? bytes.subarray(start, end) : bytes.read(start, end))
+  }
+
+  /** Where the bytes are: in memory, or read per field from elsewhere. */
+  get bytes(): Uint8Array | ByteRanges {
+    return this.source
+  }
+
+  /** All the bytes in memory (read once when they were left in a file). */
+  allBytes(): Uint8Array {
+    const bytes = this.source
+    return bytes instanceof Uint8Array ? bytes : bytes.read(0, bytes.length)
+  }
+
+  /** From now on the fields are read from `bytes`: the same bytes as the source read so far, now in memory. */
+  holdInMemory(bytes: Uint8Array): void {
+    if (bytes.length !== this.source.length) throw new Error(`stored fields: ${bytes.length} bytes in place of ${this.source.length}`)
+    this.source = bytes
   }
 }
 

@@ -4,8 +4,8 @@ import { join } from "node:path"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { jsonlToSnapshot } from "../../adapters/node/jsonlSnapshot.ts"
-import { loadSnapshotFile, readSnapshotFile, SnapshotFileError, writeSnapshotFile } from "../../adapters/node/snapshotFile.ts"
-import { encodeSnapshot, SnapshotError } from "../../core/index/Snapshot.ts"
+import { loadSnapshotFile, openInPlace, openSnapshotFile, readSnapshotFile, SnapshotFileError, writeSnapshotFile } from "../../adapters/node/snapshotFile.ts"
+import { encodeSnapshot, SnapshotError, TextInSource } from "../../core/index/Snapshot.ts"
 import { sampleDocuments } from "./corpus.ts"
 import { buildIndex } from "./support.ts"
 
@@ -35,6 +35,56 @@ describe("snapshot files (Node)", () => {
     expect(truncated).toBeInstanceOf(SnapshotError)
     expect((truncated as SnapshotError).reason).toBe("truncated")
     expect(truncated.message).toContain(cut)
+  })
+
+  it("open in place: the same answers, and an index that outlives the file being replaced", async () => {
+    const path = join(dir, "opened.snapshot")
+    await Effect.runPromise(writeSnapshotFile(path, bytes))
+    const opened = await Effect.runPromise(openSnapshotFile(path))
+    const decoded = await Effect.runPromise(loadSnapshotFile(path))
+    const queries = ["event loop", "asyncio", "python", "diagram"]
+    for (const q of queries) expect(opened.search(q, 10), q).toEqual(decoded.search(q, 10))
+    // A new snapshot renamed over the file: the open index keeps reading the one it opened.
+    await Effect.runPromise(writeSnapshotFile(path, encodeSnapshot(buildIndex(sampleDocuments.slice(0, 1)))))
+    for (const q of queries) expect(opened.search(q, 10), q).toEqual(decoded.search(q, 10))
+    expect((await Effect.runPromise(openSnapshotFile(path))).documentCount).toBe(1)
+  })
+
+  it("open in place: the page text comes into memory, and then a rewrite in place cannot reach the index", async () => {
+    const path = join(dir, "held.snapshot")
+    await Effect.runPromise(writeSnapshotFile(path, bytes))
+    const { index, settled } = await Effect.runPromise(openInPlace(path))
+    const before = index.search("event loop", 10)
+    expect(before.hits.length).toBe(2)
+    expect(await settled).toBe("held")
+    writeFileSync(path, bytes.subarray(0, 100)) // cp over it, cut short
+    expect(index.search("event loop", 10)).toEqual(before)
+  })
+
+  it("open in place: a file rewritten while its text is read keeps being read from", async () => {
+    const path = join(dir, "rewritten.snapshot")
+    await Effect.runPromise(writeSnapshotFile(path, bytes))
+    const { index, settled } = await Effect.runPromise(openInPlace(path))
+    writeFileSync(path, bytes.map((b) => b ^ 1)) // the same length, other bytes, before the background read ends
+    // "changed", or "failed" when the read met the file while it was cut to nothing: never kept.
+    expect(["changed", "failed"]).toContain(await settled)
+    expect(index.parts.pages.bytes).toBeInstanceOf(TextInSource)
+  })
+
+  it("open in place: the same refusals, with the file named", async () => {
+    const missing = await Effect.runPromise(Effect.flip(openSnapshotFile(join(dir, "missing.snapshot"))))
+    expect(missing).toBeInstanceOf(SnapshotFileError)
+    expect(missing.message).toBe("cannot read the snapshot: no such file")
+    const cut = join(dir, "cut-open.snapshot")
+    writeFileSync(cut, bytes.subarray(0, bytes.length >> 1))
+    const truncated = await Effect.runPromise(Effect.flip(openSnapshotFile(cut)))
+    expect((truncated as SnapshotError).reason).toBe("truncated")
+    expect(truncated.message).toContain(cut)
+    const damaged = join(dir, "damaged-open.snapshot")
+    const copy = bytes.slice()
+    copy[copy.length - 100] = copy[copy.length - 100]! ^ 0x5a
+    writeFileSync(damaged, copy)
+    expect(((await Effect.runPromise(Effect.flip(openSnapshotFile(damaged)))) as SnapshotError).reason).toBe("checksum-mismatch")
   })
 
   it("refuse to write where a folder stands", async () => {

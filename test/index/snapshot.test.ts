@@ -1,15 +1,28 @@
 import { describe, expect, it } from "vitest"
 import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
-import { decodeSnapshot, encodeSnapshot, SnapshotError } from "../../core/index/Snapshot.ts"
+import { decodeSnapshot, encodeSnapshot, openSnapshot, SnapshotError, type SnapshotSource } from "../../core/index/Snapshot.ts"
 import { sampleDocuments, sampleQueries } from "./corpus.ts"
 import { buildIndex, seeded } from "./support.ts"
 
 const answers = (index: SearchIndex) => sampleQueries.map((q) => [index.search(q, 10), index.searchImages(q, 10)])
 
-const refusal = (bytes: Uint8Array): SnapshotError => {
+/** Positional reads over bytes in memory, as a file gives them; `reads` records each one. */
+const memorySource = (bytes: Uint8Array, reads: Array<{ position: number; length: number }> = []): SnapshotSource => ({
+  size: bytes.length,
+  readInto: (target, offset, position, length) => {
+    if (position + length > bytes.length) throw new Error("read past the end")
+    reads.push({ position, length })
+    target.set(bytes.subarray(position, position + length), offset)
+  }
+})
+
+/** Both ways in: decoded from bytes, and opened in place. */
+const ways = [["decodeSnapshot", decodeSnapshot], ["openSnapshot", (bytes: Uint8Array) => openSnapshot(memorySource(bytes))]] as const
+
+const refusal = (bytes: Uint8Array, read: (bytes: Uint8Array) => SearchIndex = decodeSnapshot): SnapshotError => {
   try {
-    decodeSnapshot(bytes)
+    read(bytes)
   } catch (error) {
     expect(error).toBeInstanceOf(SnapshotError)
     return error as SnapshotError
@@ -59,19 +72,19 @@ describe("snapshots", () => {
     expect(empty.searchImages("anything", 10)).toEqual([])
   })
 
-  it("refuse every truncation", () => {
+  it.each(ways)("refuse every truncation (%s)", (_, read) => {
     const random = seeded(9)
     const lengths = [0, 1, 8, 31, 32, 33, bytes.length - 1, ...Array.from({ length: 60 }, () => Math.floor(random() * bytes.length))]
-    for (const length of lengths) expect(refusal(bytes.slice(0, length)).reason, `length ${length}`).toBe("truncated")
+    for (const length of lengths) expect(refusal(bytes.slice(0, length), read).reason, `length ${length}`).toBe("truncated")
   })
 
-  it("refuse any single corrupted byte", () => {
+  it.each(ways)("refuse any single corrupted byte (%s)", (_, read) => {
     const random = seeded(10)
     const positions = [...Array.from({ length: 32 }, (_, i) => i), ...Array.from({ length: 150 }, () => Math.floor(random() * bytes.length))]
     for (const at of positions) {
       const damaged = bytes.slice()
       damaged[at] = damaged[at]! ^ (1 + Math.floor(random() * 255))
-      const error = refusal(damaged)
+      const error = refusal(damaged, read)
       const expected = at < 8 ? "bad-magic" : at < 12 ? "unsupported-version" : at >= 16 && at < 24 ? ["truncated", "malformed"] : "checksum-mismatch"
       if (Array.isArray(expected)) expect(expected, `byte ${at}`).toContain(error.reason)
       else expect(error.reason, `byte ${at}`).toBe(expected)
@@ -85,5 +98,38 @@ describe("snapshots", () => {
     longer.set(bytes)
     expect(refusal(longer).reason).toBe("malformed")
     expect(refusal("not bytes" as unknown as Uint8Array).reason).toBe("malformed")
+  })
+})
+
+describe("snapshots opened in place", () => {
+  const index = buildIndex(sampleDocuments)
+  const bytes = encodeSnapshot(index)
+  // Where the page text lies, from the snapshot's own section table.
+  const metaLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(28, true)
+  const meta = JSON.parse(new TextDecoder().decode(bytes.subarray(32, 32 + metaLength))) as { sections: Array<{ name: string; offset: number; count: number }> }
+  const text = meta.sections.find((s) => s.name === "pages.bytes")!
+
+  it("answer as the decoded snapshot does, and encode back to the same bytes", () => {
+    const opened = openSnapshot(memorySource(bytes))
+    expect(answers(opened)).toEqual(answers(index))
+    expect([...opened.documents()]).toEqual([...index.documents()])
+    expect(encodeSnapshot(opened)).toEqual(bytes)
+    expect(opened.search("event loop", 10).hits.length).toBe(2)
+  })
+
+  it("read the page text only to check it, then per hit shown", () => {
+    const reads: Array<{ position: number; length: number }> = []
+    const opened = openSnapshot(memorySource(bytes, reads))
+    const inText = (r: { position: number; length: number }) => r.position >= text.offset && r.position < text.offset + text.count
+    // Opening: the text went through the checksum once, in chunks, and nothing of it was kept.
+    expect(reads.filter(inText).reduce((sum, r) => sum + r.length, 0)).toBeGreaterThanOrEqual(text.count)
+    reads.length = 0
+    const hits = opened.search("event loop", 10).hits
+    expect(hits.length).toBe(2)
+    const shown = reads.filter(inText)
+    expect(shown.length).toBeGreaterThan(0)
+    // Each read is one field of one hit, far less than the whole text.
+    for (const r of shown) expect(r.length).toBeLessThan(text.count)
+    expect(reads.length).toBe(shown.length)
   })
 })

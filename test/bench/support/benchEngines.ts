@@ -9,6 +9,7 @@ import { create, insertMultiple, load as oramaLoad, save as oramaSave, search as
 import { Document as FlexDocument, Encoder } from "flexsearch"
 import englishPreset from "flexsearch/lang/en"
 import MiniSearch from "minisearch"
+import { Effect } from "effect"
 import { stemmer } from "stemmer"
 import { englishStopWords } from "../../../core/index/analysis/StopWords.ts"
 import type { IndexDocument } from "../../../core/index/Document.ts"
@@ -16,6 +17,7 @@ import { defaultEngineOptions, IndexBuilder } from "../../../core/index/IndexBui
 import type { SearchIndex } from "../../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot } from "../../../core/index/Snapshot.ts"
 import { urlWords } from "../../../core/index/UrlNormalizer.ts"
+import { openSnapshotFile } from "../../../adapters/node/snapshotFile.ts"
 
 export interface BenchEngine {
   readonly name: string
@@ -27,6 +29,8 @@ export interface BenchEngine {
   save(): Promise<Uint8Array>
   /** Loads saved bytes into a fresh index, ready to query. */
   load(bytes: Uint8Array): Promise<unknown>
+  /** Opens the saved file as the engine's server does, where that is not load(readFile(path)). */
+  readonly open?: (path: string) => Promise<unknown>
 }
 
 const { title: titleBoost, url: urlBoost } = defaultEngineOptions.fieldWeights
@@ -45,7 +49,9 @@ const periscope = (): BenchEngine => {
     search: (query) => index!.search(query, 10).hits.length,
     searchBare: (query) => index!.rank(query, 10).length,
     save: async () => encodeSnapshot(index!),
-    load: async (bytes) => decodeSnapshot(bytes)
+    load: async (bytes) => decodeSnapshot(bytes),
+    // `npm start` opens the file with the page text left on disk (adapters/node/snapshotFile.ts).
+    open: (path) => Effect.runPromise(openSnapshotFile(path))
   }
 }
 

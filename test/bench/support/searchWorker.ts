@@ -8,19 +8,13 @@
  *   node --expose-gc searchWorker.ts <engine> <corpus.jsonl> <queries.json> <snapshot path> [max passages]
  */
 import { readFileSync, writeFileSync } from "node:fs"
-import { setTimeout as sleep } from "node:timers/promises"
 import type { IndexDocument } from "../../../core/index/Document.ts"
 import { benchEngines } from "./benchEngines.ts"
 import type { BenchQueries } from "./benchQueries.ts"
 import { readJsonlLines } from "./jsonlLines.ts"
+import { type LatencyFigures, settle, timeQueries } from "./queryTiming.ts"
 
-export interface LatencyFigures {
-  readonly queries: number
-  readonly qps: number
-  readonly p50Ms: number
-  readonly p99Ms: number
-  readonly meanResults: number
-}
+export type { LatencyFigures }
 
 export interface WorkerFigures {
   readonly engine: string
@@ -46,34 +40,6 @@ export interface WorkerFigures {
   readonly orLikeBare?: LatencyFigures
 }
 
-const gc = (globalThis as { gc?: () => void }).gc
-if (gc === undefined) throw new Error("run with --expose-gc")
-
-/** Full collections with a pause between, so ArrayBuffer backing stores are really released. */
-const settle = async () => {
-  for (let i = 0; i < 3; i++) {
-    gc()
-    await sleep(50)
-  }
-  return process.memoryUsage()
-}
-
-const timeQueries = async (run: (q: string) => number | Promise<number>, queries: ReadonlyArray<string>): Promise<LatencyFigures> => {
-  const latencies: Array<number> = []
-  let results = 0
-  const start = performance.now()
-  for (const q of queries) {
-    const t = performance.now()
-    const answer = run(q)
-    results += typeof answer === "number" ? answer : await answer
-    latencies.push(performance.now() - t)
-  }
-  const total = performance.now() - start
-  latencies.sort((a, b) => a - b)
-  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!
-  return { queries: queries.length, qps: (queries.length * 1000) / total, p50Ms: at(0.5), p99Ms: at(0.99), meanResults: results / queries.length }
-}
-
 const main = async () => {
   const [engineName, corpusPath, queriesPath, snapshotPath, maxPassages] = process.argv.slice(2)
   const factory = benchEngines[engineName ?? ""]
@@ -96,9 +62,9 @@ const main = async () => {
   const bytes = await engine.save()
   const saveMs = performance.now() - saveStart
   writeFileSync(snapshotPath, bytes)
-  // Load from the file as a server would: read the bytes, then make a queryable index.
+  // Load from the file as a server would: opened in place (Periscope), else read the bytes and make a queryable index.
   const loadStart = performance.now()
-  let loaded: unknown = await engine.load(readFileSync(snapshotPath))
+  let loaded: unknown = engine.open !== undefined ? await engine.open(snapshotPath) : await engine.load(readFileSync(snapshotPath))
   const loadMs = performance.now() - loadStart
   loaded = undefined
   void loaded

@@ -1,0 +1,42 @@
+/**
+ * What the search benchmarks measure in their worker processes: memory after full
+ * collections, and a query set's throughput and latency percentiles. Needs --expose-gc.
+ */
+import { setTimeout as sleep } from "node:timers/promises"
+
+export interface LatencyFigures {
+  readonly queries: number
+  readonly qps: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly meanResults: number
+}
+
+const gc = (globalThis as { gc?: () => void }).gc
+
+/** Full collections with a pause between, so ArrayBuffer backing stores are really released. */
+export const settle = async () => {
+  if (gc === undefined) throw new Error("run with --expose-gc")
+  for (let i = 0; i < 3; i++) {
+    gc()
+    await sleep(50)
+  }
+  return process.memoryUsage()
+}
+
+/** Runs the queries one after another; `run` answers the number of results. */
+export const timeQueries = async (run: (q: string) => number | Promise<number>, queries: ReadonlyArray<string>): Promise<LatencyFigures> => {
+  const latencies: Array<number> = []
+  let results = 0
+  const start = performance.now()
+  for (const q of queries) {
+    const t = performance.now()
+    const answer = run(q)
+    results += typeof answer === "number" ? answer : await answer
+    latencies.push(performance.now() - t)
+  }
+  const total = performance.now() - start
+  latencies.sort((a, b) => a - b)
+  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!
+  return { queries: queries.length, qps: (queries.length * 1000) / total, p50Ms: at(0.5), p99Ms: at(0.99), meanResults: results / queries.length }
+}

@@ -1,0 +1,39 @@
+/** The snapshot checksum: xxHash32's published values, and the streaming form equal to the one-shot one however the bytes are cut. */
+import { describe, expect, it } from "vitest"
+import { xxhash32, XxHash32 } from "../../core/index/XxHash32.ts"
+
+const text = (s: string) => new TextEncoder().encode(s)
+
+describe("xxHash32", () => {
+  it("gives the reference values", () => {
+    expect(xxhash32(text(""))).toBe(0x02cc5d05)
+    expect(xxhash32(text("a"))).toBe(0x550d7456)
+    expect(xxhash32(text("abc"))).toBe(0x32d153ff)
+    expect(xxhash32(text("Nobody inspects the spammish repetition"))).toBe(0xe2293b2f)
+    expect(new XxHash32().update(text("Nobody inspects the spammish repetition")).digest()).toBe(0xe2293b2f)
+  })
+
+  it("streams to the same value, whatever the pieces and their alignment", () => {
+    let seed = 12345
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    for (const length of [0, 1, 3, 15, 16, 17, 31, 32, 33, 100, 1000, 4099, 70_000]) {
+      // One byte of slack in front: pieces start at odd offsets too.
+      const backing = new Uint8Array(length + 1)
+      for (let i = 0; i < backing.length; i++) backing[i] = Math.floor(random() * 256)
+      const bytes = backing.subarray(1)
+      for (const hashSeed of [0, 0x9747b28c]) {
+        const whole = xxhash32(bytes, hashSeed)
+        for (let trial = 0; trial < 5; trial++) {
+          const hash = new XxHash32(hashSeed)
+          let at = 0
+          while (at < length) {
+            const size = Math.min(length - at, 1 + Math.floor(random() * (trial === 0 ? 5 : 5000)))
+            hash.update(bytes.subarray(at, at + size))
+            at += size
+          }
+          expect(hash.digest(), `length ${length}, trial ${trial}`).toBe(whole)
+        }
+      }
+    }
+  })
+})

@@ -107,16 +107,7 @@ const fileSource = (fd: number, size: number): SnapshotSource => ({
  * the running index. Replacing it by a rename (writeSnapshotFile, `periscope index`) never can.
  */
 export const openSnapshotFile = (path: string): Effect.Effect<SearchIndex, SnapshotFileError | SnapshotError> =>
-  Effect.flatMap(openInPlace(path), ({ index, settled }) =>
-    Effect.as(
-      Effect.forkDetach(Effect.flatMap(Effect.promise(() => settled), (end) =>
-        end === "held"
-          ? Effect.void
-          : Effect.logWarning(end === "changed"
-            ? `${path} changed while its page text was read into memory (rewritten in place?): the index reads that text from the file as it is now; reload to serve the new file`
-            : `${path}: the page text could not be read into memory; it is read from the file for each hit shown`))),
-      index
-    ))
+  Effect.map(openInPlace(path), ({ index }) => index)
 
 /** openSnapshotFile, with the background read's end: "held" (text in memory), "changed" (the file changed: text still read from it) or "failed". */
 export const openInPlace = (path: string): Effect.Effect<{ readonly index: SearchIndex; readonly settled: Promise<"held" | "changed" | "failed"> }, SnapshotFileError | SnapshotError> =>

@@ -48,10 +48,16 @@ export interface EngineHooks {
   /** Each element asks for the snapshot to be read again and swapped in; `name` says who asks, in logs. */
   readonly reloads?: { readonly name: string; readonly requests: Stream.Stream<void> }
   /**
-   * Opens a snapshot file with its page text left in the file (the Node adapter); without it,
-   * and for URLs, the whole snapshot is read into memory and decoded.
+   * Opens a snapshot file so that it answers before its page text is read (the Node adapter):
+   * `textInMemory` ends when the text is in memory ("held"), or says why it stays in the file.
+   * Without it, and for URLs, the whole snapshot is read into memory and decoded.
    */
-  readonly openFile?: (path: string) => Effect.Effect<SearchIndex, SnapshotError | { readonly message: string }>
+  readonly openFile?: (path: string) => Effect.Effect<OpenedIndex, SnapshotError | { readonly message: string }>
+}
+
+export interface OpenedIndex {
+  readonly index: SearchIndex
+  readonly textInMemory: Effect.Effect<"held" | "changed" | "failed">
 }
 
 const isUrl = (location: string) => /^https?:\/\//i.test(location)
@@ -97,12 +103,31 @@ const unusableSnapshot = (location: string, e: unknown) =>
     message: `${e instanceof Error ? e.message : String(e)}; rebuild it with \`periscope index <sources>\``
   })
 
-/** The index at `location`: opened in place when the platform can (a local file), else read and decoded. */
-const loadIndex = (location: string, hooks: EngineHooks) =>
-  hooks.openFile !== undefined && !isUrl(location)
-    ? Effect.mapError(hooks.openFile(location), (error) =>
-      error instanceof SnapshotError ? unusableSnapshot(location, error) : new SettingsError({ setting: `search.snapshot (${location})`, message: error.message }))
-    : Effect.flatMap(readSnapshotBytes(location), (bytes) => decodeOrFail(location, bytes))
+const textStaysInFile = (location: string, end: "changed" | "failed") =>
+  end === "changed"
+    ? `${location} changed while its page text was read (rewritten in place?); replace snapshots by a rename, as \`periscope index\` does`
+    : `${location}: its page text could not be read into memory`
+
+/**
+ * The index at `location`: opened in place when the platform can (a local file), else read and
+ * decoded. `whole`: wait until everything is in memory (a reload, while the current index
+ * serves); else answer at once (the first load) and read the page text in the background.
+ */
+const loadIndex = (location: string, hooks: EngineHooks, whole: boolean) => {
+  if (hooks.openFile === undefined || isUrl(location)) return Effect.flatMap(readSnapshotBytes(location), (bytes) => decodeOrFail(location, bytes))
+  const setting = `search.snapshot (${location})`
+  return hooks.openFile(location).pipe(
+    Effect.mapError((error) => error instanceof SnapshotError ? unusableSnapshot(location, error) : new SettingsError({ setting, message: error.message })),
+    Effect.flatMap(({ index, textInMemory }) => {
+      if (whole) {
+        return Effect.flatMap(textInMemory, (end) => end === "held" ? Effect.succeed(index) : Effect.fail(new SettingsError({ setting, message: textStaysInFile(location, end) })))
+      }
+      const report = Effect.flatMap(textInMemory, (end) =>
+        end === "held" ? Effect.void : Effect.logError(`${textStaysInFile(location, end)}: its hits are read from the file as it is now; reload to serve the new file`))
+      return Effect.as(Effect.forkDetach(report), index)
+    })
+  )
+}
 
 /** Reads the snapshot again on every reload request; logs what was loaded or why it was refused. */
 const reloadOn = (location: string, reloads: NonNullable<EngineHooks["reloads"]>, hooks: EngineHooks) =>
@@ -111,7 +136,7 @@ const reloadOn = (location: string, reloads: NonNullable<EngineHooks["reloads"]>
     // Answers cached from the previous index would outlive it by their TTL: a reload drops them.
     const cache = yield* Effect.serviceOption(ResultCache)
     const status = yield* Effect.serviceOption(IndexStatus)
-    const reloadOnce = loadIndex(location, hooks).pipe(
+    const reloadOnce = loadIndex(location, hooks, true).pipe(
       Effect.flatMap((index) => engine.replace(index)),
       Effect.tap(() => (cache._tag === "Some" ? cache.value.clear : Effect.void)),
       Effect.tap((summary) => (status._tag === "Some" ? status.value.reloaded(summary) : Effect.void)),
@@ -128,7 +153,7 @@ const reloadOn = (location: string, reloads: NonNullable<EngineHooks["reloads"]>
 const engineFromLocation = (location: string, hooks: EngineHooks) => {
   const load = Effect.gen(function*() {
     if (hooks.prepare !== undefined) yield* hooks.prepare(location)
-    const index = yield* loadIndex(location, hooks)
+    const index = yield* loadIndex(location, hooks, false)
     yield* Effect.logInfo(`search: ${index.documentCount} documents and ${index.imageCount} images from ${location}`)
     const status = yield* Effect.serviceOption(IndexStatus)
     if (status._tag === "Some") yield* status.value.loaded({ documents: index.documentCount, images: index.imageCount })

@@ -61,6 +61,12 @@ export const xxhash32 = (bytes: Uint8Array, seed = 0): number => {
     h = Math.imul(rotl((h + Math.imul(bytes[i]!, P5)) | 0, 11), P1)
     i++
   }
+  return avalanche(h)
+}
+
+/** The final mix of every xxHash32. */
+const avalanche = (hash: number): number => {
+  let h = hash
   h ^= h >>> 15
   h = Math.imul(h, P2)
   h ^= h >>> 13
@@ -148,12 +154,7 @@ export class XxHash32 {
       h = Math.imul(rotl((h + Math.imul(this.pending[i]!, P5)) | 0, 11), P1)
       i++
     }
-    h ^= h >>> 15
-    h = Math.imul(h, P2)
-    h ^= h >>> 13
-    h = Math.imul(h, P3)
-    h ^= h >>> 16
-    return h >>> 0
+    return avalanche(h)
   }
 
   private stripe(a: number, b: number, c: number, d: number): void {

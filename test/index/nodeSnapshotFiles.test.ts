@@ -25,16 +25,22 @@ describe("snapshot files (Node)", () => {
     expect(index.search("event loop", 10).hits).toHaveLength(2)
   })
 
-  it("name the file and the problem when it cannot be read or decoded", async () => {
-    const missing = await Effect.runPromise(Effect.flip(readSnapshotFile(join(dir, "missing.snapshot"))))
+  // Read and decoded, or opened in place: the same refusals, the file named.
+  it.each([["read", loadSnapshotFile], ["opened", openSnapshotFile]] as const)("name the file and the problem when it cannot be %s", async (way, load) => {
+    const missing = await Effect.runPromise(Effect.flip(load(join(dir, "missing.snapshot"))))
     expect(missing).toBeInstanceOf(SnapshotFileError)
     expect(missing.message).toBe("cannot read the snapshot: no such file")
-    const cut = join(dir, "cut.snapshot")
+    const cut = join(dir, `cut-${way}.snapshot`)
     writeFileSync(cut, bytes.subarray(0, bytes.length >> 1))
-    const truncated = await Effect.runPromise(Effect.flip(loadSnapshotFile(cut)))
+    const truncated = await Effect.runPromise(Effect.flip(load(cut)))
     expect(truncated).toBeInstanceOf(SnapshotError)
     expect((truncated as SnapshotError).reason).toBe("truncated")
     expect(truncated.message).toContain(cut)
+    const damaged = join(dir, `damaged-${way}.snapshot`)
+    const copy = bytes.slice()
+    copy[copy.length - 100] = copy[copy.length - 100]! ^ 0x5a
+    writeFileSync(damaged, copy)
+    expect(((await Effect.runPromise(Effect.flip(load(damaged)))) as SnapshotError).reason).toBe("checksum-mismatch")
   })
 
   it("open in place: the same answers, and an index that outlives the file being replaced", async () => {
@@ -69,22 +75,6 @@ describe("snapshot files (Node)", () => {
     // "changed", or "failed" when the read met the file while it was cut to nothing: never kept.
     expect(["changed", "failed"]).toContain(await settled)
     expect(index.parts.pages.bytes).toBeInstanceOf(TextInSource)
-  })
-
-  it("open in place: the same refusals, with the file named", async () => {
-    const missing = await Effect.runPromise(Effect.flip(openSnapshotFile(join(dir, "missing.snapshot"))))
-    expect(missing).toBeInstanceOf(SnapshotFileError)
-    expect(missing.message).toBe("cannot read the snapshot: no such file")
-    const cut = join(dir, "cut-open.snapshot")
-    writeFileSync(cut, bytes.subarray(0, bytes.length >> 1))
-    const truncated = await Effect.runPromise(Effect.flip(openSnapshotFile(cut)))
-    expect((truncated as SnapshotError).reason).toBe("truncated")
-    expect(truncated.message).toContain(cut)
-    const damaged = join(dir, "damaged-open.snapshot")
-    const copy = bytes.slice()
-    copy[copy.length - 100] = copy[copy.length - 100]! ^ 0x5a
-    writeFileSync(damaged, copy)
-    expect(((await Effect.runPromise(Effect.flip(openSnapshotFile(damaged)))) as SnapshotError).reason).toBe("checksum-mismatch")
   })
 
   it("refuse to write where a folder stands", async () => {

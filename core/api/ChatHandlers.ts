@@ -5,14 +5,14 @@ import type { ChatCompletionResponse } from "../chat/ChatCompletion.ts"
 import { ChatGateway, type GatewayResult } from "../chat/ChatGateway.ts"
 import { ChatCompletionRequest, type ChatRequest, toChatRequest } from "../chat/ChatRequest.ts"
 import { requestSchemaProblem } from "../chat/ToolValidation.ts"
-import { PeriscopeApi } from "./Api.ts"
-import { ServerLifecycle, ServerOptions } from "./ServerOptions.ts"
 import { type Answer, errorAnswer, jsonAnswer, toHttpResponse } from "./Answer.ts"
+import { PeriscopeApi } from "./Api.ts"
 import { ApiError } from "./ApiError.ts"
 import { type SequencedEvent, sequenceChunks, sseBody } from "./ChatSse.ts"
 import { completionId } from "./CompletionIds.ts"
 import { fromChatError, internalError } from "./DomainErrors.ts"
 import { CHAT_BODY_LIMIT, decodeJsonText, makeBodyDecoder, readJsonText } from "./JsonBody.ts"
+import { ServerLifecycle, ServerOptions } from "./ServerOptions.ts"
 
 const decodeChatRequest = makeBodyDecoder(ChatCompletionRequest)
 const renderError = (error: ApiError) => Effect.succeed(errorAnswer("chat", error))

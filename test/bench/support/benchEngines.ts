@@ -8,16 +8,16 @@
 import { create, insertMultiple, load as oramaLoad, save as oramaSave, search as oramaSearch } from "@orama/orama"
 import { Document as FlexDocument, Encoder } from "flexsearch"
 import englishPreset from "flexsearch/lang/en"
-import MiniSearch from "minisearch"
 import { Effect } from "effect"
+import MiniSearch from "minisearch"
 import { stemmer } from "stemmer"
+import { openSnapshotFile } from "../../../adapters/node/snapshotFile.ts"
 import { englishStopWords } from "../../../core/index/analysis/StopWords.ts"
 import type { IndexDocument } from "../../../core/index/Document.ts"
 import { defaultEngineOptions, IndexBuilder } from "../../../core/index/IndexBuilder.ts"
 import type { SearchIndex } from "../../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot } from "../../../core/index/Snapshot.ts"
 import { urlWords } from "../../../core/index/UrlNormalizer.ts"
-import { openSnapshotFile } from "../../../adapters/node/snapshotFile.ts"
 
 export interface BenchEngine {
   readonly name: string

@@ -32,11 +32,7 @@ export interface NodeServerOptions {
 /** Starts listening; the server closes with the scope. */
 export const startNodeServer = (context: Context.Context<AppServices>, options: NodeServerOptions): Effect.Effect<GatedServer, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const httpServer = new GatedServer({
-      ...(options.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: options.headersTimeoutMs }),
-      ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
-      ...(options.keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeoutMs: options.keepAliveTimeoutMs })
-    })
+    const httpServer = new GatedServer(options)
     // Node enforces headersTimeout and requestTimeout only when it checks its connections, every 30 s by
     // default: a slowloris connection then lived up to 45 s instead of 15 (test/fault/slowloris.test.ts).
     Object.assign(httpServer, { connectionsCheckingInterval: 1_000 }) // read when the server starts listening; not in the types

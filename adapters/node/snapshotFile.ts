@@ -62,16 +62,19 @@ export const writeSnapshotFile = (path: string, bytes: Uint8Array): Effect.Effec
     catch: (error) => new SnapshotFileError({ path, message: `cannot write the snapshot: ${reason(error)}` })
   })
 
+/** A refused snapshot names its file; anything else thrown is a file error saying what could not be done. */
+const snapshotFailure = (path: string, action: "read" | "decode") => (error: unknown): SnapshotError | SnapshotFileError =>
+  error instanceof SnapshotError
+    ? new SnapshotError({ reason: error.reason, message: `${path}: ${error.message}` })
+    : new SnapshotFileError({ path, message: `cannot ${action} the snapshot: ${reason(error)}` })
+
 /** Reads and decodes a snapshot file. */
 export const loadSnapshotFile = (path: string): Effect.Effect<SearchIndex, SnapshotFileError | SnapshotError> =>
   readSnapshotFile(path).pipe(
     Effect.flatMap((bytes) =>
       Effect.try({
         try: () => decodeSnapshot(bytes),
-        catch: (error) =>
-          error instanceof SnapshotError
-            ? new SnapshotError({ reason: error.reason, message: `${path}: ${error.message}` })
-            : new SnapshotFileError({ path, message: `cannot decode the snapshot: ${reason(error)}` })
+        catch: snapshotFailure(path, "decode")
       })
     )
   )
@@ -124,10 +127,7 @@ export const openInPlace = (path: string): Effect.Effect<{ readonly index: Searc
         throw error
       }
     },
-    catch: (error) =>
-      error instanceof SnapshotError
-        ? new SnapshotError({ reason: error.reason, message: `${path}: ${error.message}` })
-        : new SnapshotFileError({ path, message: `cannot read the snapshot: ${reason(error)}` })
+    catch: snapshotFailure(path, "read")
   })
 
 const TEXT_CHUNK = 8 << 20

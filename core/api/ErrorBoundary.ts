@@ -6,7 +6,7 @@
 import { Cause, Effect } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest } from "effect/http"
 import { allowedMethods } from "./Api.ts"
-import { ApiError, familyOfPath } from "./ApiError.ts"
+import { ApiError, familyOfPath, pathOfUrl } from "./ApiError.ts"
 import { internalError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { pagePaths } from "./Playground.ts"
@@ -14,11 +14,6 @@ import { METRICS_PATH } from "./RequestTelemetry.ts"
 
 // Plain router routes beside the HttpApi contract, all GET: the pages and the Prometheus scrape.
 const getOnlyPaths: ReadonlySet<string> = new Set([...pagePaths, METRICS_PATH])
-
-const pathOf = (url: string): string => {
-  const q = url.indexOf("?")
-  return q === -1 ? url : url.slice(0, q)
-}
 
 const routeError = (method: string, path: string): ApiError => {
   const allow = allowedMethods.get(path) ?? (getOnlyPaths.has(path) ? "GET" : undefined)
@@ -35,7 +30,7 @@ export const ErrorBoundary = HttpRouter.middleware<{ handles: HttpServerError.Ht
     Effect.catchCause(httpEffect, (cause) => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
       return Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
-        const path = pathOf(request.url)
+        const path = pathOfUrl(request.url)
         const family = familyOfPath(path)
         const failure = Cause.findErrorOption(cause)
         if (failure._tag === "Some" && isRouteNotFound(failure.value)) {

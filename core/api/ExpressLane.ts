@@ -19,7 +19,7 @@ import { RateLimits } from "../auth/RateLimits.ts"
 import { ChatGateway } from "../chat/ChatGateway.ts"
 import { FederatedSearch } from "../search/FederatedSearch.ts"
 import { type Answer, answerStatus, errorAnswer, withHeader } from "./Answer.ts"
-import type { WireFamily } from "./ApiError.ts"
+import { pathOfUrl, type WireFamily } from "./ApiError.ts"
 import { makeChatAnswer } from "./ChatHandlers.ts"
 import { fromAuthError, internalError } from "./DomainErrors.ts"
 import { bodyHeadProblem, bodyTooLarge, CHAT_BODY_LIMIT, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
@@ -63,11 +63,6 @@ const answerOps: AnswerOps<Answer> = {
   withRequestId: (answer, requestId) => withHeader(answer, "x-request-id", requestId)
 }
 
-const pathOf = (url: string): string => {
-  const q = url.indexOf("?")
-  return q === -1 ? url : url.slice(0, q)
-}
-
 /** Builds the lane over the application's services, in the context it will answer in. */
 export const makeExpressLane = Effect.gen(function*() {
   const keys = yield* ApiKeys
@@ -109,7 +104,7 @@ export const makeExpressLane = Effect.gen(function*() {
   }
 
   return {
-    routeOf: (method, url) => (method === "POST" && url !== undefined ? routes.get(pathOf(url)) : undefined),
+    routeOf: (method, url) => (method === "POST" && url !== undefined ? routes.get(pathOfUrl(url)) : undefined),
     answer,
     fork: run
   } satisfies ExpressLane

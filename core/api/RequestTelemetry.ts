@@ -18,6 +18,7 @@ import { Context, Effect, References, Tracer, type Types } from "effect"
 import { type Headers, HttpRouter, HttpServerRequest, HttpServerResponse, HttpTraceContext } from "effect/http"
 import { type PrincipalCell, RequestPrincipal } from "../auth/RequestPrincipal.ts"
 import { allowedMethods } from "./Api.ts"
+import { pathOfUrl } from "./ApiError.ts"
 import { recordRequest } from "./RequestMetrics.ts"
 import { SampledTracing } from "./SampledTracing.ts"
 
@@ -57,8 +58,7 @@ export const METRICS_PATH = "/metrics"
 
 /** Paths outside the contract are one label, so that scanning for URLs cannot grow the series. */
 const routeOf = (url: string): string => {
-  const q = url.indexOf("?")
-  const path = q === -1 ? url : url.slice(0, q)
+  const path = pathOfUrl(url)
   return allowedMethods.has(path) || path === METRICS_PATH ? path : "unmatched"
 }
 

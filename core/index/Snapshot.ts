@@ -170,12 +170,11 @@ export const encodeSnapshot = (index: SearchIndex): Uint8Array => {
   return out
 }
 
+/** The checksum's start: xxHash32 over the header but its checksum field; the rest of the file continues from it. */
+const headerSeed = (bytes: Uint8Array): number => xxhash32(bytes.subarray(28, headerLength), xxhash32(bytes.subarray(0, 24)))
+
 /** xxHash32 over everything but the checksum field itself, header included. */
-const checksumOf = (bytes: Uint8Array): number => {
-  const head = xxhash32(bytes.subarray(0, 24))
-  const tail = xxhash32(bytes.subarray(28, headerLength), head)
-  return xxhash32(bytes.subarray(headerLength), tail)
-}
+const checksumOf = (bytes: Uint8Array): number => xxhash32(bytes.subarray(headerLength), headerSeed(bytes))
 
 const fail = (reason: SnapshotError["reason"], message: string): never => {
   throw new SnapshotError({ reason, message })
@@ -259,15 +258,15 @@ export const openSnapshot = (source: SnapshotSource): SearchIndex => {
   const header = readHeader(head, source.size)
   const { total } = header
   // Where the page text lies, from the section table; a table that cannot tell leaves nothing out.
-  let pages: { readonly start: number; readonly next: number } | undefined
+  let pages: { readonly start: number; readonly length: number; readonly next: number } | undefined
   if (header.metaLength <= total - headerLength) {
     const metaBytes = new Uint8Array(header.metaLength)
     source.readInto(metaBytes, 0, headerLength, header.metaLength)
     try {
       const entry = (JSON.parse(new TextDecoder().decode(metaBytes)) as SnapshotMeta).sections?.find((e) => e.name === "pages.bytes")
-      if (entry !== undefined && entry.type === "u8" && Number.isInteger(entry.offset) && entry.offset % 8 === 0 && entry.offset >= headerLength + header.metaLength) {
+      if (entry !== undefined && entry.type === "u8" && Number.isInteger(entry.offset) && Number.isInteger(entry.count) && entry.count >= 0 && entry.offset % 8 === 0 && entry.offset >= headerLength + header.metaLength) {
         const next = align8(entry.offset + entry.count)
-        if (next <= total) pages = { start: entry.offset, next }
+        if (next <= total) pages = { start: entry.offset, length: entry.count, next }
       }
     } catch {
       // Reported after the checksum, as decodeSnapshot does.
@@ -279,7 +278,7 @@ export const openSnapshot = (source: SnapshotSource): SearchIndex => {
   source.readInto(resident, 0, 0, start)
   source.readInto(resident, start, next, total - next)
   // The checksum in file order: header, everything up to the page text, the page text streamed, the rest.
-  const hash = new XxHash32(xxhash32(resident.subarray(28, headerLength), xxhash32(resident.subarray(0, 24))))
+  const hash = new XxHash32(headerSeed(resident))
   hash.update(resident.subarray(headerLength, start))
   const chunk = new Uint8Array(Math.min(CHECK_CHUNK, Math.max(8, next - start)))
   for (let at = start; at < next; at += chunk.length) {
@@ -291,7 +290,7 @@ export const openSnapshot = (source: SnapshotSource): SearchIndex => {
   if (hash.digest() !== header.checksum) return fail("checksum-mismatch", "snapshot: checksum mismatch, the file is corrupt")
   const meta = readMeta(header, () => resident.subarray(headerLength, headerLength + header.metaLength))
   if (pages === undefined) return new SearchIndex(assemble(meta, resident))
-  const text = new TextInSource(source, pages.start, meta.sections.find((e) => e.name === "pages.bytes")?.count ?? 0)
+  const text = new TextInSource(source, pages.start, pages.length)
   return new SearchIndex(assemble(meta, resident, { start: pages.start, next: pages.next, text }))
 }
 

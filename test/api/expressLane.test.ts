@@ -12,11 +12,13 @@ import { type InProcessServer, startInProcess, TEST_KEY } from "../support/serve
 
 let laned: InProcessServer
 let full: InProcessServer
+// One after the other, so that a failed start never leaves the other server running unclosed.
 beforeAll(async () => {
-  ;[laned, full] = await Promise.all([startInProcess(), startInProcess({ expressLane: false })])
+  laned = await startInProcess()
+  full = await startInProcess({ expressLane: false })
 })
 afterAll(async () => {
-  await Promise.all([laned.close(), full.close()])
+  await Promise.all([laned?.close(), full?.close()])
 })
 
 interface Exchange {

@@ -31,6 +31,7 @@ import autocannon from "autocannon"
 import { startCollector } from "../observability/collector.ts"
 import { redisServerPath, startRedis } from "../store/redisServer.ts"
 import { freePort } from "../support/servers.ts"
+import { median, medianBy } from "./support/stats.ts"
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "32" }, rounds: { type: "string", default: "3" }, only: { type: "string", default: "all" } }
@@ -121,10 +122,9 @@ try {
         runs[i]!.push(result)
       }
     }
-    const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     servers.forEach((server, i) => {
       const mine = runs[i]!
-      const typical = [...mine].sort((a, b) => a.requests.average - b.requests.average)[Math.floor(mine.length / 2)]!
+      const typical = medianBy(mine, (r) => r.requests.average)
       const ratio = median(mine.map((r, round) => r.requests.average / runs[0]![round]!.requests.average))
       rows.push([endpoint.name, server.name, typical.requests.average.toFixed(0), typical.latency.p50.toFixed(2), typical.latency.p99.toFixed(2), ratio.toFixed(2)])
     })
@@ -191,10 +191,9 @@ const measureAll = async (runs: ReadonlyArray<{ readonly name: string; readonly 
         results[i]!.push({ name: runs[i]!.name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs })
       }
     }
-    const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const base = results[0]!
     return results.map((rs) => ({
-      ...[...rs].sort((a, b) => a.rps - b.rps)[Math.floor(rs.length / 2)]!,
+      ...medianBy(rs, (r) => r.rps),
       cpuUs: median(rs.map((r) => r.cpuUs)),
       ratio: median(rs.map((r, round) => r.rps / base[round]!.rps)),
       cpuRatio: median(rs.map((r, round) => base[round]!.cpuUs / r.cpuUs))

@@ -22,6 +22,7 @@ import { loadSnapshotFile, openInPlace } from "../../adapters/node/snapshotFile.
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import type { BenchQueries } from "./support/benchQueries.ts"
 import { type LatencyFigures, settle, timeQueries } from "./support/queryTiming.ts"
+import { median } from "./support/stats.ts"
 
 const root = resolve(import.meta.dirname, "../..")
 const cache = join(root, ".cache/bench")
@@ -101,7 +102,6 @@ const measure = (way: Way, path: string): LoadFigures =>
     timeout: 1_800_000
   }).trim().split("\n").pop()!) as LoadFigures
 
-const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 console.log(`Snapshot load, read and decoded vs opened in place; ${rounds} rounds, fresh process each; node ${process.version}\n`)
 console.log("| passages | snapshot MB | way | answers after (ms) | text in memory after (ms) | heap + buffers MB | RSS MB | AND q/s | AND p99 ms | OR q/s | OR p99 ms |")
 console.log("|---|---|---|---|---|---|---|---|---|---|---|")

@@ -1,0 +1,5 @@
+/** The middle value of a sample (the upper of the two middles when the count is even). */
+export const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+/** The element whose `key` is the median (as `median` picks it). */
+export const medianBy = <A>(xs: ReadonlyArray<A>, key: (x: A) => number): A => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)]!

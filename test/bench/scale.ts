@@ -19,7 +19,7 @@ import { makeBenchQueries } from "./support/benchQueries.ts"
 import { readJsonlLines } from "./support/jsonlLines.ts"
 import { ensurePassageCorpus } from "./support/passageCorpus.ts"
 import { ensureScaleCorpus, scaleDir, scaleTarget } from "./support/scaleCorpus.ts"
-import { bareAndResultRows, type FigureRow, type FigureValue } from "./support/figureRows.ts"
+import { bareAndResultRows, bareFigures, type FigureRow, type FigureValue } from "./support/figureRows.ts"
 import type { WorkerFigures } from "./support/searchWorker.ts"
 import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
 
@@ -131,3 +131,16 @@ if (checks.length > 0) {
   console.log("\nTargets:")
   for (const [label, ok] of checks) console.log(`  ${ok ? "met " : "MISS"}  ${label}`)
 }
+
+// The same scaling measure for each engine that ran at both sizes: how much of its 100k q/s it keeps at 1M.
+const kept = (engine: string) => {
+  const of = (n: number) => columns.find((c) => c.label.startsWith(engine) && c.figures.documents === n && !c.label.includes("search bench"))?.figures
+  const big = of(1_000_000)
+  const small = of(100_000)
+  if (big === undefined || small === undefined) return undefined
+  const ratio = (read: (f: WorkerFigures) => number) => `${(read(big) / read(small)).toFixed(2)}x`
+  return `AND-like ${ratio((f) => f.andLike.qps)}, OR-like ${ratio((f) => f.orLike.qps)}; ` +
+    `no snippets: AND-like ${ratio((f) => bareFigures(f, "andLike").qps)}, OR-like ${ratio((f) => bareFigures(f, "orLike").qps)}`
+}
+const keptRows = ["Periscope", "Xapian glass"].flatMap((engine) => { const k = kept(engine); return k === undefined ? [] : [`  ${engine.padEnd(13)} ${k}`] })
+if (keptRows.length > 0) console.log(["", "q/s at 1M as a share of q/s at 100k:", ...keptRows].join("\n"))

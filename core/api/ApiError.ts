@@ -173,13 +173,13 @@ export const errorHeaders = (error: ApiError): Record<string, string> => {
 /** Which wire family renders an error: the search envelope or the OpenAI body. */
 export type WireFamily = "search" | "chat"
 
-/** The family of a path: everything under /v1 speaks OpenAI, the rest the search envelope. */
 /** The path of a request URL, without its query string. */
 export const pathOfUrl = (url: string): string => {
   const q = url.indexOf("?")
   return q === -1 ? url : url.slice(0, q)
 }
 
+/** The family of a path: everything under /v1 speaks OpenAI, the rest the search envelope. */
 export const familyOfPath = (path: string): WireFamily => (path === "/v1" || path.startsWith("/v1/") ? "chat" : "search")
 
 export const errorBody = (family: WireFamily, error: ApiError): SearchErrorBody | ChatErrorBody =>

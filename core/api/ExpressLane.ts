@@ -19,7 +19,7 @@ import { RateLimits } from "../auth/RateLimits.ts"
 import { ChatGateway } from "../chat/ChatGateway.ts"
 import { FederatedSearch } from "../search/FederatedSearch.ts"
 import { type Answer, answerStatus, errorAnswer, withHeader } from "./Answer.ts"
-import { pathOfUrl, type WireFamily } from "./ApiError.ts"
+import { type ApiError, pathOfUrl, type WireFamily } from "./ApiError.ts"
 import { makeChatAnswer } from "./ChatHandlers.ts"
 import { fromAuthError, internalError } from "./DomainErrors.ts"
 import { bodyHeadProblem, bodyTooLarge, CHAT_BODY_LIMIT, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
@@ -81,7 +81,7 @@ export const makeExpressLane = Effect.gen(function*() {
   ] as const) routes.set(route.path, route)
 
   const answer = (route: LaneRoute, request: RequestHead, body: string | undefined): Fiber.Fiber<Answer> => {
-    const refuse = (error: Parameters<typeof errorAnswer>[1]) => Effect.succeed(errorAnswer(route.family, error))
+    const refuse = (error: ApiError) => Effect.succeed(errorAnswer(route.family, error))
     // In the full stack's order: the key and its limit (the bearer middleware), then the body.
     const program = keys.authenticate(bearerCredential(request.headers["authorization"]) ?? "").pipe(
       Effect.flatMap(limits.check),

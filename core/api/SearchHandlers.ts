@@ -9,7 +9,8 @@
 import { Effect } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { FederatedSearch } from "../search/FederatedSearch.ts"
+import { FederatedSearch, type SourceSelectionError } from "../search/FederatedSearch.ts"
+import type { SearchBackendError } from "../search/SearchError.ts"
 import { WebFetch } from "../search/WebFetch.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { type Answer, errorAnswer, jsonAnswer, toHttpResponse } from "./Answer.ts"
@@ -26,23 +27,22 @@ const renderError = (error: ApiError) => Effect.succeed(errorAnswer("search", er
 /** Written directly: the data's types already match the contract's schema, and encoding it again costs a third of the request. */
 const renderSuccess = <A>(answer: { readonly data: A; readonly extra: unknown }) => jsonAnswer(successEnvelopeWith(answer.data, answer.extra))
 
+/** One search route: decode the body, run the search, render its envelope or its error. */
+const answerWith = <A>(run: (query: SearchRequest) => Effect.Effect<{ readonly data: A; readonly extra: unknown }, SearchBackendError | SourceSelectionError>) =>
+  (text: string): Effect.Effect<Answer> =>
+    decodeJsonText(text, decodeSearchRequest).pipe(
+      Effect.flatMap((query) => Effect.mapError(run(query), fromFederationError)),
+      Effect.map(renderSuccess),
+      Effect.catch(renderError)
+    )
+
 /**
  * webSearch and imageSearch from the body's text to the answer, errors rendered in the
  * search family: the HttpApi handlers below and the express lane (ExpressLane) answer with these.
  */
 export const makeSearchAnswers = (search: FederatedSearch["Service"]) => ({
-  web: (text: string): Effect.Effect<Answer> =>
-    decodeJsonText(text, decodeSearchRequest).pipe(
-      Effect.flatMap((query) => Effect.mapError(search.web(query), fromFederationError)),
-      Effect.map(renderSuccess),
-      Effect.catch(renderError)
-    ),
-  images: (text: string): Effect.Effect<Answer> =>
-    decodeJsonText(text, decodeSearchRequest).pipe(
-      Effect.flatMap((query) => Effect.mapError(search.images(query), fromFederationError)),
-      Effect.map(renderSuccess),
-      Effect.catch(renderError)
-    )
+  web: answerWith((query) => search.web(query)),
+  images: answerWith((query) => search.images(query))
 })
 
 /** The body under the search limit, then `answer`; a body that cannot be read is answered with its error. */

@@ -62,9 +62,12 @@ export interface OpenedIndex {
 
 const isUrl = (location: string) => /^https?:\/\//i.test(location)
 
+/** The setting a snapshot's errors name. */
+const snapshotSetting = (location: string) => `search.snapshot (${location})`
+
 /** Snapshot bytes from a file or a URL; errors name the setting and the cause. */
 export const readSnapshotBytes = (location: string): Effect.Effect<Uint8Array, SettingsError, FileSystem.FileSystem | HttpClient.HttpClient> => {
-  const setting = `search.snapshot (${location})`
+  const setting = snapshotSetting(location)
   if (isUrl(location)) {
     return HttpClient.get(location).pipe(
       Effect.flatMap(HttpClientResponse.filterStatusOk),
@@ -99,7 +102,7 @@ const decodeOrFail = (location: string, bytes: Uint8Array) =>
 
 const unusableSnapshot = (location: string, e: unknown) =>
   new SettingsError({
-    setting: `search.snapshot (${location})`,
+    setting: snapshotSetting(location),
     message: `${e instanceof Error ? e.message : String(e)}; rebuild it with \`periscope index <sources>\``
   })
 
@@ -115,7 +118,7 @@ const textStaysInFile = (location: string, end: "changed" | "failed") =>
  */
 const loadIndex = (location: string, hooks: EngineHooks, whole: boolean) => {
   if (hooks.openFile === undefined || isUrl(location)) return Effect.flatMap(readSnapshotBytes(location), (bytes) => decodeOrFail(location, bytes))
-  const setting = `search.snapshot (${location})`
+  const setting = snapshotSetting(location)
   return hooks.openFile(location).pipe(
     Effect.mapError((error) => error instanceof SnapshotError ? unusableSnapshot(location, error) : new SettingsError({ setting, message: error.message })),
     Effect.flatMap(({ index, textInMemory }) => {

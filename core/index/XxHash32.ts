@@ -13,56 +13,8 @@ const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r))
 
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 
-export const xxhash32 = (bytes: Uint8Array, seed = 0): number => {
-  const length = bytes.length
-  // Aligned little-endian input is read as 32-bit words; anything else through a DataView.
-  const aligned = littleEndian && bytes.byteOffset % 4 === 0
-  const words = aligned ? new Int32Array(bytes.buffer, bytes.byteOffset, length >>> 2) : undefined
-  const view = aligned ? undefined : new DataView(bytes.buffer, bytes.byteOffset, length)
-  const word = (i: number): number => (words !== undefined ? words[i >>> 2]! : view!.getUint32(i, true))
-  let i = 0
-  let h: number
-  if (length >= 16) {
-    let v1 = (seed + P1 + P2) | 0
-    let v2 = (seed + P2) | 0
-    let v3 = seed | 0
-    let v4 = (seed - P1) | 0
-    const limit = length - 16
-    if (words !== undefined) {
-      let w = 0
-      const last = limit >>> 2
-      while (w <= last) {
-        v1 = Math.imul(rotl((v1 + Math.imul(words[w]!, P2)) | 0, 13), P1)
-        v2 = Math.imul(rotl((v2 + Math.imul(words[w + 1]!, P2)) | 0, 13), P1)
-        v3 = Math.imul(rotl((v3 + Math.imul(words[w + 2]!, P2)) | 0, 13), P1)
-        v4 = Math.imul(rotl((v4 + Math.imul(words[w + 3]!, P2)) | 0, 13), P1)
-        w += 4
-      }
-      i = w << 2
-    } else {
-      while (i <= limit) {
-        v1 = Math.imul(rotl((v1 + Math.imul(word(i), P2)) | 0, 13), P1)
-        v2 = Math.imul(rotl((v2 + Math.imul(word(i + 4), P2)) | 0, 13), P1)
-        v3 = Math.imul(rotl((v3 + Math.imul(word(i + 8), P2)) | 0, 13), P1)
-        v4 = Math.imul(rotl((v4 + Math.imul(word(i + 12), P2)) | 0, 13), P1)
-        i += 16
-      }
-    }
-    h = (rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)) | 0
-  } else {
-    h = (seed + P5) | 0
-  }
-  h = (h + length) | 0
-  while (i + 4 <= length) {
-    h = Math.imul(rotl((h + Math.imul(word(i), P3)) | 0, 17), P4)
-    i += 4
-  }
-  while (i < length) {
-    h = Math.imul(rotl((h + Math.imul(bytes[i]!, P5)) | 0, 11), P1)
-    i++
-  }
-  return avalanche(h)
-}
+/** xxHash32 of `bytes` in one call. */
+export const xxhash32 = (bytes: Uint8Array, seed = 0): number => new XxHash32(seed).update(bytes).digest()
 
 /** The final mix of every xxHash32. */
 const avalanche = (hash: number): number => {

@@ -107,11 +107,11 @@ for (const [label, value, digits] of rows) {
   console.log(`| ${label} | ${columns.map((c) => { const v = value(c.figures); return v === null || v === undefined ? "-" : v.toFixed(digits) }).join(" | ")} |`)
 }
 
-const periscope = columns.filter((c) => c.label.startsWith("Periscope"))
-const reference = periscope[0]?.figures
-const at = (n: number) => periscope.find((c) => c.figures.documents === n && !c.label.includes("search bench"))?.figures
-const million = at(1_000_000)
-const hundred = at(100_000)
+/** An engine's figures at one size of the scale corpus (not the search bench's column). */
+const at = (engine: string, n: number) => columns.find((c) => c.label.startsWith(engine) && c.figures.documents === n && !c.label.includes("search bench"))?.figures
+const reference = columns.find((c) => c.label.startsWith("Periscope"))?.figures
+const million = at("Periscope", 1_000_000)
+const hundred = at("Periscope", 100_000)
 const checks: Array<[string, boolean]> = []
 if (million !== undefined && reference !== undefined) {
   const perPassage = (f: WorkerFigures) => (indexMemory(f) ?? 0) / f.documents
@@ -134,9 +134,8 @@ if (checks.length > 0) {
 
 // The same scaling measure for each engine that ran at both sizes: how much of its 100k q/s it keeps at 1M.
 const kept = (engine: string) => {
-  const of = (n: number) => columns.find((c) => c.label.startsWith(engine) && c.figures.documents === n && !c.label.includes("search bench"))?.figures
-  const big = of(1_000_000)
-  const small = of(100_000)
+  const big = at(engine, 1_000_000)
+  const small = at(engine, 100_000)
   if (big === undefined || small === undefined) return undefined
   const ratio = (read: (f: WorkerFigures) => number) => `${(read(big) / read(small)).toFixed(2)}x`
   return `AND-like ${ratio((f) => f.andLike.qps)}, OR-like ${ratio((f) => f.orLike.qps)}; ` +

@@ -1,4 +1,7 @@
-/** The snapshot checksum: xxHash32's published values, and the streaming form equal to the one-shot one however the bytes are cut. */
+/**
+ * The snapshot checksum: xxHash32's published values and a long input's value from the reference
+ * tool (xxhsum -H32), read aligned and not, and the same value however the bytes are cut.
+ */
 import { describe, expect, it } from "vitest"
 import { xxhash32, XxHash32 } from "../../core/index/XxHash32.ts"
 
@@ -11,6 +14,15 @@ describe("xxHash32", () => {
     expect(xxhash32(text("abc"))).toBe(0x32d153ff)
     expect(xxhash32(text("Nobody inspects the spammish repetition"))).toBe(0xe2293b2f)
     expect(new XxHash32().update(text("Nobody inspects the spammish repetition")).digest()).toBe(0xe2293b2f)
+  })
+
+  it("gives xxhsum's value over many stripes, from aligned and unaligned bytes", () => {
+    // bytes (7i + 3) mod 256 for i < 1000: `xxhsum -H32` prints c85a5152.
+    const backing = new Uint8Array(1001)
+    for (let i = 0; i < 1000; i++) backing[i] = (i * 7 + 3) % 256
+    expect(xxhash32(backing.subarray(0, 1000))).toBe(0xc85a5152)
+    backing.copyWithin(1, 0, 1000)
+    expect(xxhash32(backing.subarray(1))).toBe(0xc85a5152)
   })
 
   it("streams to the same value, whatever the pieces and their alignment", () => {

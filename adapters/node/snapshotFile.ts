@@ -9,6 +9,7 @@ import { basename, dirname, join } from "node:path"
 import { Effect, Schema } from "effect"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { decodeSnapshot, openSnapshot, SnapshotError, type SnapshotSource, TextInSource } from "../../core/index/Snapshot.ts"
+import { fastXxHash32 } from "../../core/index/WasmXxHash32.ts"
 
 /** A snapshot file could not be read or written; `path` names it, `message` says why. */
 export class SnapshotFileError extends Schema.TaggedError<SnapshotFileError>()("SnapshotFileError", {
@@ -70,14 +71,11 @@ const snapshotFailure = (path: string, action: "read" | "decode") => (error: unk
 
 /** Reads and decodes a snapshot file. */
 export const loadSnapshotFile = (path: string): Effect.Effect<SearchIndex, SnapshotFileError | SnapshotError> =>
-  readSnapshotFile(path).pipe(
-    Effect.flatMap((bytes) =>
-      Effect.try({
-        try: () => decodeSnapshot(bytes),
-        catch: snapshotFailure(path, "decode")
-      })
-    )
-  )
+  Effect.flatMap(Effect.zip(readSnapshotFile(path), fastXxHash32), ([bytes, hashWith]) =>
+    Effect.try({
+      try: () => decodeSnapshot(bytes, hashWith),
+      catch: snapshotFailure(path, "decode")
+    }))
 
 // An opened snapshot keeps its file open until its page text is in memory, or else until the index is collected.
 const openFiles = new FinalizationRegistry<number>((fd) => {
@@ -114,12 +112,12 @@ export const openSnapshotFile = (path: string): Effect.Effect<SearchIndex, Snaps
 
 /** openSnapshotFile, with the background read's end: "held" (text in memory), "changed" (the file changed: text still read from it) or "failed". */
 export const openInPlace = (path: string): Effect.Effect<{ readonly index: SearchIndex; readonly settled: Promise<"held" | "changed" | "failed"> }, SnapshotFileError | SnapshotError> =>
-  Effect.try({
+  Effect.flatMap(fastXxHash32, (hashWith) => Effect.try({
     try: () => {
       const fd = openSync(path, "r")
       try {
         const stats = fstatSync(fd)
-        const index = openSnapshot(fileSource(fd, stats.size))
+        const index = openSnapshot(fileSource(fd, stats.size), hashWith)
         openFiles.register(index, fd, index)
         return { index, settled: holdTextInMemory(index, fd, stats) }
       } catch (error) {
@@ -128,7 +126,7 @@ export const openInPlace = (path: string): Effect.Effect<{ readonly index: Searc
       }
     },
     catch: snapshotFailure(path, "read")
-  })
+  }))
 
 const TEXT_CHUNK = 8 << 20
 

@@ -18,6 +18,7 @@ import { describeReadError, readSettingFile, SettingsError } from "../config/Set
 import type { IndexDocument } from "../index/Document.ts"
 import type { SearchIndex } from "../index/SearchIndex.ts"
 import { decodeSnapshot, SnapshotError } from "../index/Snapshot.ts"
+import { fastXxHash32 } from "../index/WasmXxHash32.ts"
 import { parseJsonlLine } from "../ingest/JsonlDocument.ts"
 import { defaultFederationSettings, type FederatedSearch, type FederationSettings } from "../search/FederatedSearch.ts"
 import type { ImageSearch } from "../search/ImageSearch.ts"
@@ -95,10 +96,11 @@ export const readJsonlDocuments = Effect.fnUntraced(function*(path: string, sett
 })
 
 const decodeOrFail = (location: string, bytes: Uint8Array) =>
-  Effect.try({
-    try: () => decodeSnapshot(bytes),
-    catch: (e) => unusableSnapshot(location, e)
-  })
+  Effect.flatMap(fastXxHash32, (hashWith) =>
+    Effect.try({
+      try: () => decodeSnapshot(bytes, hashWith),
+      catch: (e) => unusableSnapshot(location, e)
+    }))
 
 const unusableSnapshot = (location: string, e: unknown) =>
   new SettingsError({

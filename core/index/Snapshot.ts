@@ -25,7 +25,7 @@ import type { ResolvedEngineOptions } from "./EngineOptions.ts"
 import { type FieldSpec, InvertedIndex, type InvertedIndexArrays, type InvertedIndexMeta } from "./InvertedIndex.ts"
 import { SearchIndex, type SearchIndexParts } from "./SearchIndex.ts"
 import { type ByteRanges, StoredFields } from "./StoredFields.ts"
-import { xxhash32, XxHash32 } from "./XxHash32.ts"
+import { jsXxHash32, xxhash32, type XxHash32Maker, type XxHash32Stream } from "./XxHash32.ts"
 
 export const snapshotMagic = "PSCPIDX\0"
 /** 2: exact field lengths as u16 (docLengths) instead of float64 norms per document and field. */
@@ -166,15 +166,27 @@ export const encodeSnapshot = (index: SearchIndex): Uint8Array => {
   sections.forEach(([, array], i) => {
     out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), entries[i]!.offset)
   })
-  header.setUint32(24, checksumOf(out), true)
+  header.setUint32(24, checksumOf(out, jsXxHash32), true)
   return out
 }
 
 /** The checksum's start: xxHash32 over the header but its checksum field; the rest of the file continues from it. */
 const headerSeed = (bytes: Uint8Array): number => xxhash32(bytes.subarray(28, headerLength), xxhash32(bytes.subarray(0, 24)))
 
+/** How many bytes a running hash takes at a time: a WebAssembly hasher copies each piece into its memory. */
+const CHECK_CHUNK = 4 << 20
+
+/** Feeds `bytes` to `hash` a chunk at a time. */
+const updateInChunks = (hash: XxHash32Stream, bytes: Uint8Array): void => {
+  for (let at = 0; at < bytes.length; at += CHECK_CHUNK) hash.update(bytes.subarray(at, Math.min(bytes.length, at + CHECK_CHUNK)))
+}
+
 /** xxHash32 over everything but the checksum field itself, header included. */
-const checksumOf = (bytes: Uint8Array): number => xxhash32(bytes.subarray(headerLength), headerSeed(bytes))
+const checksumOf = (bytes: Uint8Array, hashWith: XxHash32Maker): number => {
+  const hash = hashWith(headerSeed(bytes))
+  updateInChunks(hash, bytes.subarray(headerLength))
+  return hash.digest()
+}
 
 const fail = (reason: SnapshotError["reason"], message: string): never => {
   throw new SnapshotError({ reason, message })
@@ -215,8 +227,11 @@ const readMeta = (header: Header, metaBytes: () => Uint8Array): SnapshotMeta => 
   }
 }
 
-/** Reads snapshot bytes back into a SearchIndex; throws SnapshotError when they are not a whole, intact snapshot. */
-export const decodeSnapshot = (input: Uint8Array): SearchIndex => {
+/**
+ * Reads snapshot bytes back into a SearchIndex; throws SnapshotError when they are not a whole,
+ * intact snapshot. `hashWith` checks the checksum (WasmXxHash32.ts's fastXxHash32 is quicker).
+ */
+export const decodeSnapshot = (input: Uint8Array, hashWith: XxHash32Maker = jsXxHash32): SearchIndex => {
   if (!(input instanceof Uint8Array)) return fail("malformed", "snapshot: expected bytes (Uint8Array)")
   if (!littleEndian) return fail("unsupported-platform", "snapshot: this engine needs a little-endian platform")
   if (input.length < headerLength) {
@@ -225,7 +240,7 @@ export const decodeSnapshot = (input: Uint8Array): SearchIndex => {
   const header = readHeader(input, input.length)
   // Typed-array views need aligned offsets: copy once when the caller's bytes are not aligned.
   const bytes = input.byteOffset % 8 === 0 ? input : input.slice()
-  if (checksumOf(bytes) !== header.checksum) {
+  if (checksumOf(bytes, hashWith) !== header.checksum) {
     return fail("checksum-mismatch", "snapshot: checksum mismatch, the file is corrupt")
   }
   const meta = readMeta(header, () => bytes.subarray(headerLength, headerLength + header.metaLength))
@@ -240,15 +255,12 @@ export interface SnapshotSource {
   readInto(target: Uint8Array, offset: number, position: number, length: number): void
 }
 
-/** How much page text is read at a time while the checksum goes over it. */
-const CHECK_CHUNK = 4 << 20
-
 /**
  * A SearchIndex over a snapshot that stays in `source`: everything but the page text is read
  * into memory, the page text is read per hit shown. Every byte is checked against the checksum
- * first, as decodeSnapshot does; the same failures, the same messages.
+ * first (with `hashWith`), as decodeSnapshot does; the same failures, the same messages.
  */
-export const openSnapshot = (source: SnapshotSource): SearchIndex => {
+export const openSnapshot = (source: SnapshotSource, hashWith: XxHash32Maker = jsXxHash32): SearchIndex => {
   if (!littleEndian) return fail("unsupported-platform", "snapshot: this engine needs a little-endian platform")
   if (source.size < headerLength) {
     return fail("truncated", `snapshot: ${source.size} bytes is shorter than the ${headerLength}-byte header`)
@@ -278,15 +290,15 @@ export const openSnapshot = (source: SnapshotSource): SearchIndex => {
   source.readInto(resident, 0, 0, start)
   source.readInto(resident, start, next, total - next)
   // The checksum in file order: header, everything up to the page text, the page text streamed, the rest.
-  const hash = new XxHash32(headerSeed(resident))
-  hash.update(resident.subarray(headerLength, start))
+  const hash = hashWith(headerSeed(resident))
+  updateInChunks(hash, resident.subarray(headerLength, start))
   const chunk = new Uint8Array(Math.min(CHECK_CHUNK, Math.max(8, next - start)))
   for (let at = start; at < next; at += chunk.length) {
     const length = Math.min(chunk.length, next - at)
     source.readInto(chunk, 0, at, length)
     hash.update(chunk.subarray(0, length))
   }
-  hash.update(resident.subarray(start))
+  updateInChunks(hash, resident.subarray(start))
   if (hash.digest() !== header.checksum) return fail("checksum-mismatch", "snapshot: checksum mismatch, the file is corrupt")
   const meta = readMeta(header, () => resident.subarray(headerLength, headerLength + header.metaLength))
   if (pages === undefined) return new SearchIndex(assemble(meta, resident))

@@ -1,9 +1,13 @@
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot, openSnapshot, SnapshotError, type SnapshotSource } from "../../core/index/Snapshot.ts"
 import { sampleDocuments, sampleQueries } from "./corpus.ts"
+import { fastXxHash32 } from "../../core/index/WasmXxHash32.ts"
 import { buildIndex, seeded } from "./support.ts"
+
+const wasmXxHash32 = await Effect.runPromise(fastXxHash32)
 
 const answers = (index: SearchIndex) => sampleQueries.map((q) => [index.search(q, 10), index.searchImages(q, 10)])
 
@@ -17,8 +21,13 @@ const memorySource = (bytes: Uint8Array, reads: Array<{ position: number; length
   }
 })
 
-/** Both ways in: decoded from bytes, and opened in place. */
-const ways = [["decodeSnapshot", decodeSnapshot], ["openSnapshot", (bytes: Uint8Array) => openSnapshot(memorySource(bytes))]] as const
+/** Both ways in, decoded from bytes and opened in place, each checked by both xxHash32 makers. */
+const ways = [
+  ["decodeSnapshot", (bytes: Uint8Array) => decodeSnapshot(bytes)],
+  ["openSnapshot", (bytes: Uint8Array) => openSnapshot(memorySource(bytes))],
+  ["decodeSnapshot, WebAssembly checksum", (bytes: Uint8Array) => decodeSnapshot(bytes, wasmXxHash32)],
+  ["openSnapshot, WebAssembly checksum", (bytes: Uint8Array) => openSnapshot(memorySource(bytes), wasmXxHash32)]
+] as const
 
 const refusal = (bytes: Uint8Array, read: (bytes: Uint8Array) => SearchIndex = decodeSnapshot): SnapshotError => {
   try {
@@ -70,6 +79,10 @@ describe("snapshots", () => {
     expect(empty.documentCount).toBe(0)
     expect(empty.search("anything", 10).hits).toEqual([])
     expect(empty.searchImages("anything", 10)).toEqual([])
+  })
+
+  it.each(ways)("accept the intact bytes with the same answers (%s)", (_, read) => {
+    expect(answers(read(bytes))).toEqual(answers(index))
   })
 
   it.each(ways)("refuse every truncation (%s)", (_, read) => {

@@ -232,7 +232,9 @@ const primedThreshold = (index: InvertedIndex, query: CompiledQuery, cursors: Re
   const probes = query.terms.map((t) => new PostingCursor(index, t.termId, t.weight))
   const filter = makeFilter(index, query)
   const skipTo = query.skipTo
-  const scores: Array<number> = []
+  // The probe reads one skip block (at most blockSize postings), or all of a term that has none.
+  const scores = new Float64Array(first >= 0 ? blockSize : lead.df)
+  let count = 0
   const probe = probes[strongest]!
   for (probe.advance(from); probe.doc <= to; probe.next()) {
     const doc = probe.doc
@@ -244,11 +246,12 @@ const primedThreshold = (index: InvertedIndex, query: CompiledQuery, cursors: Re
       cursor.advance(doc)
       if (cursor.doc === doc) score += cursor.score()
     }
-    scores.push(score)
+    scores[count++] = score
   }
-  if (scores.length < k) return 0
-  scores.sort((x, y) => y - x)
-  return scores[k - 1]! * (1 - 1e-9)
+  if (count < k) return 0
+  // A typed array sorts numerically without a comparator (and without boxing each score).
+  const sorted = scores.subarray(0, count).sort()
+  return sorted[count - k]! * (1 - 1e-9)
 }
 
 const conjunctive = (

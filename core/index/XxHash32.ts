@@ -1,7 +1,8 @@
 /**
  * xxHash32 (Yann Collet's specification): the snapshot checksum. It reads 16 bytes per
  * round with four independent lanes, fast enough in plain JS to check a large snapshot
- * on every load, where a table-driven CRC-32 would cost several times longer.
+ * on every load, where a table-driven CRC-32 would cost several times longer. This is the
+ * reference and the default; WasmXxHash32.ts gives the same values twice as fast.
  */
 const P1 = 0x9e3779b1
 const P2 = 0x85ebca77

@@ -3,7 +3,8 @@
  * (support/scaleCorpus.ts; each size is a prefix of one shuffled file, so the smaller ones are
  * even samples of the larger), beside the search bench's 56k corpus, each size built in a fresh
  * process: build time, heap and ArrayBuffers after build, memory and snapshot bytes per passage,
- * snapshot load time, queries per second and p99 for both query sets with and without snippets.
+ * snapshot load time (in fresh processes, as a server starts, and in the building process),
+ * queries per second and p99 for both query sets with and without snippets.
  * One query set for every size, drawn from the titles of the first 100k passages.
  *
  * Targets (issue 13): memory per passage at 1M no worse than at 56k, q/s at 1M at least half
@@ -51,18 +52,31 @@ const snapshotDir = join(scaleDir, "snapshots")
 mkdirSync(snapshotDir, { recursive: true })
 const worker = resolve(import.meta.dirname, "support/searchWorker.ts")
 
+const openTimer = resolve(import.meta.dirname, "support/snapshotOpenTime.ts")
+
 interface Column {
   readonly label: string
   readonly figures: WorkerFigures
+  /** Median of three fresh processes opening the snapshot (Periscope only). */
+  readonly freshLoadMs?: number
 }
 const columns: Array<Column> = []
+/** The median open time of three fresh processes, each as a server starting on the snapshot. */
+const freshLoad = (snapshot: string): number => {
+  const times = [0, 1, 2].map(() => {
+    const out = execFileSync(process.execPath, [openTimer, snapshot], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 600_000 })
+    return (JSON.parse(out.trim().split("\n").pop()!) as { openMs: number }).openMs
+  })
+  return times.sort((a, b) => a - b)[1]!
+}
 const runPeriscope = (label: string, path: string, limit: number | undefined) => {
   process.stdout.write(`running Periscope on ${label} ... `)
-  const argv = ["--expose-gc", "--max-old-space-size=16384", worker, "periscope", path, queriesPath, join(snapshotDir, `periscope-${label}.bin`)]
+  const snapshot = join(snapshotDir, `periscope-${label}.bin`)
+  const argv = ["--expose-gc", "--max-old-space-size=16384", worker, "periscope", path, queriesPath, snapshot]
   if (limit !== undefined) argv.push(String(limit))
   const out = execFileSync(process.execPath, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20, timeout: 3_600_000 })
   const figures = JSON.parse(out.trim().split("\n").pop()!) as WorkerFigures
-  columns.push({ label: `Periscope ${label}`, figures })
+  columns.push({ label: `Periscope ${label}`, figures, freshLoadMs: freshLoad(snapshot) })
   console.log(`done (build ${(figures.buildMs / 1000).toFixed(1)} s)`)
 }
 const noXapian = withXapian ? xapianMissing() : undefined
@@ -80,6 +94,7 @@ for (const n of sizes) {
   }
 }
 
+const freshLoadOf = (f: WorkerFigures) => columns.find((c) => c.figures === f)?.freshLoadMs
 /** Memory the index holds: heap and buffers after the build, less the process's heap before it read anything. */
 const indexMemory = (f: WorkerFigures): FigureValue =>
   f.heapMB === null || f.buffersMB === null ? (f.rssMB !== undefined && f.baselineRssMB !== undefined ? f.rssMB - f.baselineRssMB : null) : f.heapMB + f.buffersMB - (f.baselineHeapMB ?? 0)
@@ -93,7 +108,8 @@ const rows: Array<FigureRow> = [
   ["index memory per passage (bytes)", (f) => { const m = indexMemory(f); return m === null || m === undefined ? null : (m * 1e6) / f.documents }, 0],
   ["snapshot / index files (MB)", (f) => f.snapshotMB, 1],
   ["snapshot bytes per passage", (f) => (f.snapshotMB === null ? null : (f.snapshotMB * 1e6) / f.documents), 0],
-  ["snapshot load / database open (ms)", (f) => f.loadMs, 0],
+  ["snapshot load in a fresh process, as a server starts (ms; median of 3)", (f) => freshLoadOf(f) ?? null, 0],
+  ["snapshot load in the building process / database open (ms)", (f) => f.loadMs, 0],
   ["AND-like queries/s", (f) => f.andLike.qps, 0],
   ["AND-like p99 (ms)", (f) => f.andLike.p99Ms, 2],
   ["OR-like queries/s", (f) => f.orLike.qps, 0],
@@ -119,7 +135,8 @@ if (million !== undefined && reference !== undefined) {
     `index memory per passage at 1M <= at ${sizeLabel(reference.documents)} (${((perPassage(million) * 1e6)).toFixed(0)} vs ${((perPassage(reference) * 1e6)).toFixed(0)} bytes)`,
     perPassage(million) <= perPassage(reference)
   ])
-  checks.push([`snapshot load at 1M < 1 s (${(million.loadMs ?? 0).toFixed(0)} ms)`, (million.loadMs ?? 0) < 1000])
+  const load = freshLoadOf(million) ?? Infinity
+  checks.push([`snapshot load at 1M < 1 s (fresh process: ${load.toFixed(0)} ms; in the building process: ${(million.loadMs ?? 0).toFixed(0)} ms)`, load < 1000])
 }
 if (million !== undefined && hundred !== undefined) {
   for (const set of ["andLike", "orLike"] as const) {

@@ -8,7 +8,8 @@ import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Effect, Schema } from "effect"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
-import { decodeSnapshot, openSnapshot, SnapshotError, type SnapshotSource, TextInSource } from "../../core/index/Snapshot.ts"
+import { openSnapshot, SnapshotError, type SnapshotSource, TextInSource } from "../../core/index/Snapshot.ts"
+import { decodeSnapshotFast } from "../../core/index/SnapshotLoad.ts"
 import { fastXxHash32 } from "../../core/index/WasmXxHash32.ts"
 
 /** A snapshot file could not be read or written; `path` names it, `message` says why. */
@@ -71,11 +72,7 @@ const snapshotFailure = (path: string, action: "read" | "decode") => (error: unk
 
 /** Reads and decodes a snapshot file. */
 export const loadSnapshotFile = (path: string): Effect.Effect<SearchIndex, SnapshotFileError | SnapshotError> =>
-  Effect.flatMap(Effect.zip(readSnapshotFile(path), fastXxHash32), ([bytes, hashWith]) =>
-    Effect.try({
-      try: () => decodeSnapshot(bytes, hashWith),
-      catch: snapshotFailure(path, "decode")
-    }))
+  Effect.flatMap(readSnapshotFile(path), (bytes) => decodeSnapshotFast(bytes, snapshotFailure(path, "decode")))
 
 // An opened snapshot keeps its file open until its page text is in memory, or else until the index is collected.
 const openFiles = new FinalizationRegistry<number>((fd) => {

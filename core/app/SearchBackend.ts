@@ -17,8 +17,8 @@ import type { OpenSearchConfig } from "../config/OpenSearchConfig.ts"
 import { describeReadError, readSettingFile, SettingsError } from "../config/Settings.ts"
 import type { IndexDocument } from "../index/Document.ts"
 import type { SearchIndex } from "../index/SearchIndex.ts"
-import { decodeSnapshot, SnapshotError } from "../index/Snapshot.ts"
-import { fastXxHash32 } from "../index/WasmXxHash32.ts"
+import { SnapshotError } from "../index/Snapshot.ts"
+import { decodeSnapshotFast } from "../index/SnapshotLoad.ts"
 import { parseJsonlLine } from "../ingest/JsonlDocument.ts"
 import { defaultFederationSettings, type FederatedSearch, type FederationSettings } from "../search/FederatedSearch.ts"
 import type { ImageSearch } from "../search/ImageSearch.ts"
@@ -96,11 +96,7 @@ export const readJsonlDocuments = Effect.fnUntraced(function*(path: string, sett
 })
 
 const decodeOrFail = (location: string, bytes: Uint8Array) =>
-  Effect.flatMap(fastXxHash32, (hashWith) =>
-    Effect.try({
-      try: () => decodeSnapshot(bytes, hashWith),
-      catch: (e) => unusableSnapshot(location, e)
-    }))
+  decodeSnapshotFast(bytes, (e) => unusableSnapshot(location, e))
 
 const unusableSnapshot = (location: string, e: unknown) =>
   new SettingsError({

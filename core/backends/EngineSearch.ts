@@ -12,8 +12,8 @@
 import { Context, Effect, Layer, Ref } from "effect"
 import { IndexBuilder } from "../index/IndexBuilder.ts"
 import type { ImageHit, SearchIndex } from "../index/SearchIndex.ts"
-import { decodeSnapshot, SnapshotError } from "../index/Snapshot.ts"
-import { fastXxHash32 } from "../index/WasmXxHash32.ts"
+import { SnapshotError } from "../index/Snapshot.ts"
+import { decodeSnapshotFast } from "../index/SnapshotLoad.ts"
 import { ImageSearch } from "../search/ImageSearch.ts"
 import { SearchBackendError } from "../search/SearchError.ts"
 import { type ImageResult, type SearchQuery, toWebSearchData } from "../search/SearchResult.ts"
@@ -57,14 +57,10 @@ export class SearchEngine extends Context.Service<SearchEngine, {
 
 /** Snapshot bytes to an index, as an Effect failing with SnapshotError. */
 const decode = (bytes: Uint8Array): Effect.Effect<SearchIndex, SnapshotError> =>
-  Effect.flatMap(fastXxHash32, (hashWith) =>
-    Effect.try({
-      try: () => decodeSnapshot(bytes, hashWith),
-      catch: (error) =>
-        error instanceof SnapshotError
-          ? error
-          : new SnapshotError({ reason: "malformed", message: `snapshot: ${error instanceof Error ? error.message : String(error)}` })
-    }))
+  decodeSnapshotFast(bytes, (error) =>
+    error instanceof SnapshotError
+      ? error
+      : new SnapshotError({ reason: "malformed", message: `snapshot: ${error instanceof Error ? error.message : String(error)}` }))
 
 /** An engine failure as the error the API maps to HTTP 500; the message says nothing internal. */
 const engineFailure = () => new SearchBackendError({ reason: "internal", message: "the search engine failed to answer this query" })

@@ -44,7 +44,8 @@ describe.skipIf(pages === undefined)("Node and Deno", () => {
       timeout: 120_000,
       maxBuffer: 64 << 20
     })
-    const fromDeno = JSON.parse(output) as { documents: number; images: number; answers: Array<unknown> }
+    const fromDeno = JSON.parse(output) as { checksum: string; documents: number; images: number; answers: Array<unknown> }
+    expect(fromDeno.checksum).toBe("wasm")
     const loaded = decodeSnapshot(new Uint8Array(readFileSync(snapshot)))
     const fromNode = queries.map((q) => ({ query: q, web: loaded.search(q, 10), images: loaded.searchImages(q, 10) }))
     expect(fromDeno.documents).toBe(index.documentCount)

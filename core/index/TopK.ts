@@ -32,8 +32,8 @@ export class TopK {
       this.scores[i] = score
       while (i > 0) {
         const parent = (i - 1) >> 1
-        if (!this.worse(i, parent)) break
-        this.swap(i, parent)
+        if (!worsePair(this.docs, this.scores, i, parent)) break
+        swapPair(this.docs, this.scores, i, parent)
         i = parent
       }
       return true
@@ -42,44 +42,48 @@ export class TopK {
     if (score < rootScore || (score === rootScore && doc > this.docs[0]!)) return false
     this.docs[0] = doc
     this.scores[0] = score
-    let i = 0
-    for (;;) {
-      const left = 2 * i + 1
-      if (left >= this.size) break
-      const right = left + 1
-      const child = right < this.size && this.worse(right, left) ? right : left
-      if (!this.worse(child, i)) break
-      this.swap(i, child)
-      i = child
-    }
+    siftDown(this.docs, this.scores, 0, this.size)
     return true
   }
 
   /** The kept pairs, best first (score descending, then document id ascending). */
   sorted(): { readonly docs: Int32Array; readonly scores: Float64Array } {
-    const order = Array.from({ length: this.size }, (_, i) => i)
-    order.sort((a, b) => this.scores[b]! - this.scores[a]! || this.docs[a]! - this.docs[b]!)
-    const docs = new Int32Array(this.size)
-    const scores = new Float64Array(this.size)
-    order.forEach((from, to) => {
-      docs[to] = this.docs[from]!
-      scores[to] = this.scores[from]!
-    })
+    // Heapsort on a copy of the heap: the worst entry (the root) goes to the end, again and again.
+    const docs = this.docs.slice(0, this.size)
+    const scores = this.scores.slice(0, this.size)
+    for (let end = this.size - 1; end > 0; end--) {
+      swapPair(docs, scores, 0, end)
+      siftDown(docs, scores, 0, end)
+    }
     return { docs, scores }
   }
+}
 
-  private worse(a: number, b: number): boolean {
-    const sa = this.scores[a]!
-    const sb = this.scores[b]!
-    return sa < sb || (sa === sb && this.docs[a]! > this.docs[b]!)
-  }
+/** True when entry a ranks below entry b: a lower score, or the same score and a larger document id. */
+const worsePair = (docs: Int32Array, scores: Float64Array, a: number, b: number): boolean => {
+  const sa = scores[a]!
+  const sb = scores[b]!
+  return sa < sb || (sa === sb && docs[a]! > docs[b]!)
+}
 
-  private swap(a: number, b: number): void {
-    const d = this.docs[a]!
-    this.docs[a] = this.docs[b]!
-    this.docs[b] = d
-    const s = this.scores[a]!
-    this.scores[a] = this.scores[b]!
-    this.scores[b] = s
+const swapPair = (docs: Int32Array, scores: Float64Array, a: number, b: number): void => {
+  const d = docs[a]!
+  docs[a] = docs[b]!
+  docs[b] = d
+  const s = scores[a]!
+  scores[a] = scores[b]!
+  scores[b] = s
+}
+
+/** Restores the min-heap (worst at the root) below `i` within the first `size` entries. */
+const siftDown = (docs: Int32Array, scores: Float64Array, i: number, size: number): void => {
+  for (;;) {
+    const left = 2 * i + 1
+    if (left >= size) return
+    const right = left + 1
+    const child = right < size && worsePair(docs, scores, right, left) ? right : left
+    if (!worsePair(docs, scores, child, i)) return
+    swapPair(docs, scores, i, child)
+    i = child
   }
 }

@@ -9,8 +9,7 @@ import { basename, dirname, join } from "node:path"
 import { Effect, Schema } from "effect"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { openSnapshot, SnapshotError, type SnapshotSource, TextInSource } from "../../core/index/Snapshot.ts"
-import { decodeSnapshotFast } from "../../core/index/SnapshotLoad.ts"
-import { fastXxHash32 } from "../../core/index/WasmXxHash32.ts"
+import { decodeSnapshotFast, withFastChecksum } from "../../core/index/SnapshotLoad.ts"
 
 /** A snapshot file could not be read or written; `path` names it, `message` says why. */
 export class SnapshotFileError extends Schema.TaggedError<SnapshotFileError>()("SnapshotFileError", {
@@ -109,21 +108,18 @@ export const openSnapshotFile = (path: string): Effect.Effect<SearchIndex, Snaps
 
 /** openSnapshotFile, with the background read's end: "held" (text in memory), "changed" (the file changed: text still read from it) or "failed". */
 export const openInPlace = (path: string): Effect.Effect<{ readonly index: SearchIndex; readonly settled: Promise<"held" | "changed" | "failed"> }, SnapshotFileError | SnapshotError> =>
-  Effect.flatMap(fastXxHash32, (hashWith) => Effect.try({
-    try: () => {
-      const fd = openSync(path, "r")
-      try {
-        const stats = fstatSync(fd)
-        const index = openSnapshot(fileSource(fd, stats.size), hashWith)
-        openFiles.register(index, fd, index)
-        return { index, settled: holdTextInMemory(index, fd, stats) }
-      } catch (error) {
-        closeSync(fd)
-        throw error
-      }
-    },
-    catch: snapshotFailure(path, "read")
-  }))
+  withFastChecksum((hashWith) => {
+    const fd = openSync(path, "r")
+    try {
+      const stats = fstatSync(fd)
+      const index = openSnapshot(fileSource(fd, stats.size), hashWith)
+      openFiles.register(index, fd, index)
+      return { index, settled: holdTextInMemory(index, fd, stats) }
+    } catch (error) {
+      closeSync(fd)
+      throw error
+    }
+  }, snapshotFailure(path, "read"))
 
 const TEXT_CHUNK = 8 << 20
 

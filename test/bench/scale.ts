@@ -22,6 +22,7 @@ import { ensurePassageCorpus } from "./support/passageCorpus.ts"
 import { ensureScaleCorpus, scaleDir, scaleTarget } from "./support/scaleCorpus.ts"
 import { bareAndResultRows, bareFigures, type FigureRow, type FigureValue } from "./support/figureRows.ts"
 import type { WorkerFigures } from "./support/searchWorker.ts"
+import { median } from "./support/stats.ts"
 import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
 
 const args = process.argv.slice(2)
@@ -63,11 +64,10 @@ interface Column {
 const columns: Array<Column> = []
 /** The median open time of three fresh processes, each as a server starting on the snapshot. */
 const freshLoad = (snapshot: string): number => {
-  const times = [0, 1, 2].map(() => {
+  return median([0, 1, 2].map(() => {
     const out = execFileSync(process.execPath, [openTimer, snapshot], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 600_000 })
     return (JSON.parse(out.trim().split("\n").pop()!) as { openMs: number }).openMs
-  })
-  return times.sort((a, b) => a - b)[1]!
+  }))
 }
 const runPeriscope = (label: string, path: string, limit: number | undefined) => {
   process.stdout.write(`running Periscope on ${label} ... `)

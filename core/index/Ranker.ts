@@ -5,9 +5,11 @@
  * sorted by their best possible score; once the k-th best score exceeds what the weakest terms
  * could add together, those terms stop producing candidates and are only probed (with block
  * skipping) for documents the others found, and a candidate is dropped as soon as its bound
- * falls below the k-th score. With phrases, candidates come from the rarest required term (a leapfrog
- * conjunction) and optional terms are probed the same way. Exclusions and site filters reject
- * a candidate before it is scored.
+ * falls below the k-th score. Once a term is required by the k-th score (the others together
+ * cannot beat it), a cursor of that term standing past a candidate lets ranking jump there.
+ * With phrases, candidates come from the rarest required term (a leapfrog conjunction) and
+ * optional terms are probed the same way. Exclusions and site filters reject a candidate
+ * before it is scored.
  */
 import { blockSize, endOfPostings, type InvertedIndex, PostingCursor } from "./InvertedIndex.ts"
 import { TopK } from "./TopK.ts"
@@ -101,6 +103,9 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
   const bound = new Float64Array(m)
   // Scores per term (in query order), summed in that fixed order so equal documents tie exactly.
   const contributions = new Float64Array(m)
+  // Terms a document of the window must hold to beat the threshold (the others together cannot).
+  const required = new Int32Array(m)
+  let requiredCount = 0
   let threshold = primed
   let lo = 0
   for (;;) {
@@ -143,6 +148,7 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
     let firstEssential = 0
     while (firstEssential < m && bound[firstEssential]! <= threshold) firstEssential++
     if (firstEssential < m) {
+      requiredCount = requiredTerms(maxes, bound[m - 1]!, threshold, required)
       for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(lo)
       for (;;) {
         let doc = endOfPostings
@@ -151,6 +157,18 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
           if (d < doc) doc = d
         }
         if (doc > hi) break
+        // A required term whose cursor is already past doc is missing from doc and from every
+        // document before its cursor: jump there (within the window) without scoring anything.
+        let past = doc
+        for (let r = 0; r < requiredCount; r++) {
+          const d = cursors[required[r]!]!.doc
+          if (d > past) past = d
+        }
+        if (past > doc) {
+          const target = past > hi ? hi + 1 : past
+          for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(target)
+          continue
+        }
         if (skipTo !== undefined) {
           const next = skipTo(doc)
           if (next !== doc) {
@@ -197,11 +215,19 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
         threshold = Math.max(primed, heap.threshold)
         while (firstEssential < m && bound[firstEssential]! <= threshold) firstEssential++
         if (firstEssential === m) break
+        requiredCount = requiredTerms(maxes, bound[m - 1]!, threshold, required)
       }
     }
     if (hi === endOfPostings) return
     lo = hi + 1
   }
+}
+
+/** Writes the terms whose absence caps a document at `threshold` (all the others' bounds together) into `out`; returns their count. */
+const requiredTerms = (maxes: Float64Array, total: number, threshold: number, out: Int32Array): number => {
+  let count = 0
+  for (let i = 0; i < maxes.length; i++) if (maxes[i]! > 0 && total - maxes[i]! <= threshold) out[count++] = i
+  return count
 }
 
 /**

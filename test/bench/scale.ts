@@ -17,7 +17,7 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { makeBenchQueries } from "./support/benchQueries.ts"
-import { readJsonlLines } from "./support/jsonlLines.ts"
+import { lastJsonLine, readJsonlLines } from "./support/jsonlLines.ts"
 import { ensurePassageCorpus } from "./support/passageCorpus.ts"
 import { ensureScaleCorpus, scaleDir, scaleTarget } from "./support/scaleCorpus.ts"
 import { bareAndResultRows, bareFigures, type FigureRow, type FigureValue } from "./support/figureRows.ts"
@@ -63,19 +63,16 @@ interface Column {
 }
 const columns: Array<Column> = []
 /** The median open time of three fresh processes, each as a server starting on the snapshot. */
-const freshLoad = (snapshot: string): number => {
-  return median([0, 1, 2].map(() => {
-    const out = execFileSync(process.execPath, [openTimer, snapshot], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 600_000 })
-    return (JSON.parse(out.trim().split("\n").pop()!) as { openMs: number }).openMs
-  }))
-}
+const freshLoad = (snapshot: string): number =>
+  median([0, 1, 2].map(() =>
+    lastJsonLine<{ openMs: number }>(execFileSync(process.execPath, [openTimer, snapshot], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 600_000 })).openMs))
 const runPeriscope = (label: string, path: string, limit: number | undefined) => {
   process.stdout.write(`running Periscope on ${label} ... `)
   const snapshot = join(snapshotDir, `periscope-${label}.bin`)
   const argv = ["--expose-gc", "--max-old-space-size=16384", worker, "periscope", path, queriesPath, snapshot]
   if (limit !== undefined) argv.push(String(limit))
   const out = execFileSync(process.execPath, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20, timeout: 3_600_000 })
-  const figures = JSON.parse(out.trim().split("\n").pop()!) as WorkerFigures
+  const figures = lastJsonLine<WorkerFigures>(out)
   columns.push({ label: `Periscope ${label}`, figures, freshLoadMs: freshLoad(snapshot) })
   console.log(`done (build ${(figures.buildMs / 1000).toFixed(1)} s)`)
 }

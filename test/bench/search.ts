@@ -17,6 +17,7 @@ import { dirname, join, resolve } from "node:path"
 import { makeBenchQueries } from "./support/benchQueries.ts"
 import { ensurePassageCorpus } from "./support/passageCorpus.ts"
 import { bareAndResultRows, bareFigures, type FigureRow } from "./support/figureRows.ts"
+import { lastJsonLine } from "./support/jsonlLines.ts"
 import type { WorkerFigures } from "./support/searchWorker.ts"
 import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
 
@@ -66,7 +67,7 @@ for (const engine of engines) {
     maxBuffer: 1 << 20,
     timeout: 1_800_000
   })
-  const figures = JSON.parse(out.trim().split("\n").pop()!) as WorkerFigures
+  const figures = lastJsonLine<WorkerFigures>(out)
   results.push(figures)
   console.log(`done (build ${(figures.buildMs / 1000).toFixed(1)} s)`)
 }

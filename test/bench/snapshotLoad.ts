@@ -21,6 +21,7 @@ import { Effect } from "effect"
 import { loadSnapshotFile, openInPlace } from "../../adapters/node/snapshotFile.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import type { BenchQueries } from "./support/benchQueries.ts"
+import { lastJsonLine } from "./support/jsonlLines.ts"
 import { type LatencyFigures, settle, timeQueries } from "./support/queryTiming.ts"
 import { median } from "./support/stats.ts"
 
@@ -96,11 +97,11 @@ if (snapshots.length === 0 || !existsSync(queriesPath)) {
 }
 
 const measure = (way: Way, path: string): LoadFigures =>
-  JSON.parse(execFileSync(process.execPath, ["--expose-gc", "--max-old-space-size=16384", import.meta.filename, "--worker", way, path, queriesPath], {
+  lastJsonLine<LoadFigures>(execFileSync(process.execPath, ["--expose-gc", "--max-old-space-size=16384", import.meta.filename, "--worker", way, path, queriesPath], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
     timeout: 1_800_000
-  }).trim().split("\n").pop()!) as LoadFigures
+  }))
 
 console.log(`Snapshot load, read and decoded vs opened in place; ${rounds} rounds, fresh process each; node ${process.version}\n`)
 console.log("| passages | snapshot MB | way | answers after (ms) | text in memory after (ms) | heap + buffers MB | RSS MB | AND q/s | AND p99 ms | OR q/s | OR p99 ms |")

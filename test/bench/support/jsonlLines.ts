@@ -30,3 +30,6 @@ export const readJsonlLines = <A>(path: string, limit = Infinity): Array<A> => {
     closeSync(fd)
   }
 }
+
+/** The JSON a bench worker prints as the last line of its standard output (earlier lines are its chatter). */
+export const lastJsonLine = <A>(stdout: string): A => JSON.parse(stdout.trim().split("\n").pop()!) as A

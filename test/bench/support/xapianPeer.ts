@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { englishStopWords } from "../../../core/index/analysis/StopWords.ts"
 import { defaultEngineOptions } from "../../../core/index/EngineOptions.ts"
+import { lastJsonLine } from "./jsonlLines.ts"
 import type { WorkerFigures } from "./searchWorker.ts"
 
 /** Debian's interpreter: the python3 first on PATH may lack Debian's modules. */
@@ -49,7 +50,7 @@ export const runXapianBench = (
     const args = [worker, "bench", backend, corpusPath, queriesPath, join(dir, "glass"), String(k1), String(b), stopWords]
     if (limit !== undefined) args.push(String(limit))
     const out = execFileSync(python, args, { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20, timeout: 3_600_000 })
-    return JSON.parse(out.trim().split("\n").pop()!) as WorkerFigures
+    return lastJsonLine<WorkerFigures>(out)
   })
 
 /** Ranked document ids per query id, `depth` deep, from Xapian's BM25 over title (x titleWeight) and text. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { endOfPostings, PostingCursor } from "../../core/index/InvertedIndex.ts"
+import { blockSize, endOfPostings, PostingCursor } from "../../core/index/InvertedIndex.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { buildIndex, links, plainBm25, seeded } from "./support.ts"
 
@@ -82,11 +82,6 @@ describe("ranking behaviour", () => {
   })
 })
 
-/**
- * MaxScore with block-max bounds must return exactly what exhaustive scoring returns. The
- * reference here walks every posting of every query term with the same cursors, so the only
- * difference left is the pruning.
- */
 /** Top k by scoring every posting of every query term (no pruning), ties to the smaller id. */
 const exhaustiveTopK = (index: SearchIndex, query: string, k: number, keep: (doc: number) => boolean = () => true) => {
   const web = index.parts.web
@@ -105,13 +100,20 @@ const exhaustiveTopK = (index: SearchIndex, query: string, k: number, keep: (doc
   return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k)
 }
 
+/** A ranked document as compared: its score to nine places, then its id. */
+const key = (score: number, doc: number) => `${score.toFixed(9)}:${doc}`
+
 /** Same documents with the same scores as exhaustive scoring; among equal scores, ascending ids. */
 const expectExact = (index: SearchIndex, query: string, k: number) => {
-  const key = (score: number, doc: number) => `${score.toFixed(9)}:${doc}`
   const actual = index.rank(query, k, { collapse: false })
   expect(actual.map((r) => key(r.score, r.doc)), query).toEqual(exhaustiveTopK(index, query, k).map(([doc, score]) => key(score, doc)))
 }
 
+/**
+ * MaxScore with block-max bounds must return exactly what exhaustive scoring returns. The
+ * reference here walks every posting of every query term with the same cursors, so the only
+ * difference left is the pruning.
+ */
 describe("top-k pruning is exact", () => {
   const random = seeded(7)
   const vocabulary = Array.from({ length: 400 }, (_, i) => `t${i}`)
@@ -127,8 +129,6 @@ describe("top-k pruning is exact", () => {
   const index = buildIndex(docs, { proximity: 0, nearDuplicateBits: -1 })
   const web = index.parts.web
 
-  const exhaustive = (query: string, k: number, keep?: (doc: number) => boolean) => exhaustiveTopK(index, query, k, keep)
-
   it("has multi-block posting lists to prune", () => {
     expect(web.arrays.blockLastDoc.length).toBeGreaterThan(50)
   })
@@ -137,9 +137,8 @@ describe("top-k pruning is exact", () => {
     const host = (doc: number) => new URL(index.parts.pages.get(doc, 0)).hostname
     for (let q = 0; q < 100; q++) {
       const words = Array.from({ length: 1 + Math.floor(random() * 5) }, word).join(" ")
-      const expected = exhaustive(words, 10, (doc) => host(doc) === "t.example" || host(doc).endsWith(".t.example"))
+      const expected = exhaustiveTopK(index, words, 10, (doc) => host(doc) === "t.example" || host(doc).endsWith(".t.example"))
       const actual = index.rank(`${words} site:t.example`, 10, { collapse: false })
-      const key = (score: number, doc: number) => `${score.toFixed(9)}:${doc}`
       expect(actual.map((r) => key(r.score, r.doc)), words).toEqual(expected.map(([doc, score]) => key(score, doc)))
     }
   })
@@ -181,7 +180,7 @@ describe("top-k pruning is exact when words keep to sections of the corpus", () 
 
   it("has words whose postings fill many skip blocks of one section", () => {
     const id = index.parts.web.lookup("s0w0")
-    expect(index.parts.web.arrays.termDf[id]).toBeGreaterThan(4 * 128)
+    expect(index.parts.web.arrays.termDf[id]).toBeGreaterThan(4 * blockSize)
   })
 
   for (const k of [1, 10, 100]) {

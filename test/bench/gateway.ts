@@ -35,6 +35,12 @@ const root = resolve(import.meta.dirname, "../..")
 const KEY = "bench-key"
 
 const children: Array<ChildProcess> = []
+// Stopped however the run ends: a failed check or an uncaught error must not leave servers behind.
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGTERM")
+})
+/** A measured request that gets no answer fails the run instead of hanging it. */
+const REQUEST_TIMEOUT_MS = 30_000
 const spawnNode = (args: Array<string>, env: Record<string, string>) => {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
   children.push(child)
@@ -60,6 +66,7 @@ await until("mock upstream", async (signal) => (await fetch(`${upstreamUrl}/mode
 
 // Periscope: one model routed to the upstream; a key whose limit the run cannot reach.
 const dataDir = mkdtempSync(join(tmpdir(), "periscope-gateway-bench-"))
+process.on("exit", () => rmSync(dataDir, { recursive: true, force: true }))
 writeFileSync(join(dataDir, "keys.json"), JSON.stringify({ keys: [{ name: "bench", sha256: hashKey(KEY), requestsPerMinute: 1_000_000_000 }] }))
 writeFileSync(join(dataDir, "config.json"), JSON.stringify({
   chat: {
@@ -112,7 +119,7 @@ const bodyOf = (path: Path, stream: boolean) =>
 
 // Every path must answer the same thing before we time it.
 for (const path of paths) {
-  const response = await fetch(path.url, { method: "POST", headers: path.headers, body: bodyOf(path, false) })
+  const response = await fetch(path.url, { method: "POST", headers: path.headers, body: bodyOf(path, false), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
   const body = await response.json() as any
   if (!response.ok || !String(body.choices?.[0]?.message?.content).startsWith("word0")) {
     throw new Error(`${path.name} answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`)
@@ -129,7 +136,7 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min
 /** One request: its whole latency, or the time to its first SSE data event. */
 const once = async (path: Path, stream: boolean): Promise<number> => {
   const start = performance.now()
-  const response = await fetch(path.url, { method: "POST", headers: path.headers, body: bodyOf(path, stream) })
+  const response = await fetch(path.url, { method: "POST", headers: path.headers, body: bodyOf(path, stream), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
   if (!stream) {
     await response.text()
     return performance.now() - start
@@ -202,9 +209,6 @@ for (const path of paths) {
     errors: load.non2xx + load.errors
   })
 }
-
-for (const child of children) child.kill("SIGTERM")
-rmSync(dataDir, { recursive: true, force: true })
 
 const direct = rows[0]!
 console.log(`Gateway bench: ${connections} connections for ${seconds} s (throughput); ${samples} sequential requests (latency, first chunk); ${process.version}, ${cpus().length} cores\n`)

@@ -11,6 +11,12 @@
  *   node test/bench/ingest.ts --all        every page (about 8,400)
  *   node test/bench/ingest.ts --pages N    N pages
  *   node test/bench/ingest.ts --end-to-end only the end-to-end rows (no per-library table)
+ *   node test/bench/ingest.ts --rounds R   end-to-end rounds (default 3)
+ *
+ * End to end runs in paired rounds, one thread and a worker per core back to back, the
+ * order alternating from round to round; the ratio is the median of the rounds' ratios, so
+ * a slow stretch of a shared machine lands on both sides of one ratio instead of between
+ * two runs.
  *
  * Rows, all over the same pages, files read into memory first:
  * - linkedom parse only: the floor any DOM-based extractor pays.
@@ -30,10 +36,14 @@ import { formatSummary, indexSnapshot, type IndexSummary } from "../../adapters/
 import { extractedInPlace } from "../../adapters/node/sources/asyncItems.ts"
 import type { DocumentSource, PageItem } from "../../core/ingest/DocumentSource.ts"
 import { type DocPage, largePackages, loadDebianDocs } from "../support/debianDocs.ts"
+import { median } from "./support/stats.ts"
 
 const all = process.argv.includes("--all")
 const pagesArg = process.argv.indexOf("--pages")
 const endToEndOnly = process.argv.includes("--end-to-end")
+const roundsArg = process.argv.indexOf("--rounds")
+const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of at least 1; got ${process.argv[roundsArg + 1]}`)
 const corpus = loadDebianDocs(largePackages)
 if (corpus._tag === "Missing") {
   console.error(`Debian documentation corpus unavailable: ${corpus.reason}`)
@@ -145,23 +155,39 @@ try {
     const used = process.cpuUsage(cpu)
     return { workers, seconds, cpuSeconds: (used.user + used.system) / 1e6, summary, bytes: readFileSync(out) }
   }
-  const runs = [await endToEnd(1), await endToEnd(availableParallelism())]
-  const rate = (run: { seconds: number }) => files.length / run.seconds
-  console.log(`\nEnd to end (read files, extract, build, encode, write), ${files.length} pages; ` +
-    `worker startup ${startupMs.toFixed(0)} ms for ${availableParallelism()} workers (until each answered a page):`)
-  console.log(`${pad("extraction on", 28)}${pad("pages/s", 10)}${pad("total s", 9)}${pad("extract s", 11)}${pad("build s", 9)}` +
-    `${pad("CPU s", 8)}${pad("cores used", 12)}${pad("CPU ms/page", 13)}snapshot`)
-  for (const run of runs) {
-    const s: IndexSummary = run.summary
-    console.log(pad(run.workers === 1 ? "1 thread (--workers 1)" : `${run.workers} workers (--workers ${run.workers})`, 28) +
-      pad(rate(run).toFixed(1), 10) + pad(run.seconds.toFixed(1), 9) + pad((s.readMs / 1000).toFixed(1), 11) +
-      pad((s.buildMs / 1000).toFixed(1), 9) + pad(run.cpuSeconds.toFixed(1), 8) + pad((run.cpuSeconds / run.seconds).toFixed(2), 12) +
-      pad(((run.cpuSeconds * 1000) / files.length).toFixed(1), 13) + `${(run.bytes.byteLength / (1024 * 1024)).toFixed(1)} MiB, ${s.documents} documents`)
+  const cores = availableParallelism()
+  type Run = Awaited<ReturnType<typeof endToEnd>>
+  const pairs: Array<{ one: Run; all: Run }> = []
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      const one = await endToEnd(1)
+      pairs.push({ one, all: await endToEnd(cores) })
+    } else {
+      const all = await endToEnd(cores)
+      pairs.push({ one: await endToEnd(1), all })
+    }
   }
-  const same = runs[0]!.bytes.equals(runs[1]!.bytes)
-  console.log(`Ratio: ${(rate(runs[1]!) / rate(runs[0]!)).toFixed(2)}x with ${availableParallelism()} workers (target >= 1.8x on 2 cores); ` +
+  const rate = (run: { seconds: number }) => files.length / run.seconds
+  const ratioOf = (pair: { one: Run; all: Run }) => rate(pair.all) / rate(pair.one)
+  console.log(`\nEnd to end (read files, extract, build, encode, write), ${files.length} pages, ${rounds} paired round(s); ` +
+    `worker startup ${startupMs.toFixed(0)} ms for ${cores} workers (until each answered a page):`)
+  console.log(`${pad("round", 7)}${pad("extraction on", 28)}${pad("pages/s", 10)}${pad("total s", 9)}${pad("extract s", 11)}${pad("build s", 9)}` +
+    `${pad("CPU s", 8)}${pad("cores used", 12)}${pad("CPU ms/page", 13)}snapshot`)
+  pairs.forEach((pair, round) => {
+    for (const run of [pair.one, pair.all]) {
+      const s: IndexSummary = run.summary
+      console.log(pad(String(round + 1), 7) + pad(run.workers === 1 ? "1 thread (--workers 1)" : `${run.workers} workers (--workers ${run.workers})`, 28) +
+        pad(rate(run).toFixed(1), 10) + pad(run.seconds.toFixed(1), 9) + pad((s.readMs / 1000).toFixed(1), 11) +
+        pad((s.buildMs / 1000).toFixed(1), 9) + pad(run.cpuSeconds.toFixed(1), 8) + pad((run.cpuSeconds / run.seconds).toFixed(2), 12) +
+        pad(((run.cpuSeconds * 1000) / files.length).toFixed(1), 13) + `${(run.bytes.byteLength / (1024 * 1024)).toFixed(1)} MiB, ${s.documents} documents`)
+    }
+  })
+  const reference = pairs[0]!.one.bytes
+  const same = pairs.every((pair) => pair.one.bytes.equals(reference) && pair.all.bytes.equals(reference))
+  console.log(`Ratio: ${median(pairs.map(ratioOf)).toFixed(2)}x with ${cores} workers, the median of the rounds' ` +
+    `${pairs.map((pair) => ratioOf(pair).toFixed(2)).join(", ")} (target >= 1.8x on 2 cores); ` +
     `snapshots ${same ? "byte-identical" : "DIFFER"}; load average now ${loadavg().map((n) => n.toFixed(2)).join(" ")}.`)
-  console.log(formatSummary(runs[1]!.summary).split("\n").map((line) => `  ${line}`).join("\n"))
+  console.log(formatSummary(pairs[0]!.all.summary).split("\n").map((line) => `  ${line}`).join("\n"))
   if (!same) process.exitCode = 1
 } finally {
   rmSync(dir, { recursive: true, force: true })

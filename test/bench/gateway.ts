@@ -1,8 +1,9 @@
 /**
  * Gateway overhead, in one run against the same local OpenAI-compatible
  * upstream (test/support/mockUpstream.ts in its own process): the upstream
- * called directly, through Periscope, and through the Portkey gateway
- * (npm @portkey-ai/gateway, on loopback).
+ * called directly, through Periscope, through a bare node:http proxy (the
+ * floor of any Node gateway: test/bench/support/bareProxy.ts) and through the
+ * Portkey gateway (npm @portkey-ai/gateway, on loopback).
  *
  *   node test/bench/gateway.ts [--seconds 8] [--connections 32] [--samples 400]
  *
@@ -88,6 +89,11 @@ const portkeyPort = await freePort()
 const portkey = spawnNode([resolve(root, "node_modules/@portkey-ai/gateway/build/start-server.js"), `--port=${portkeyPort}`, "--headless"], { NODE_ENV: "production" })
 await until("Portkey", async (signal) => (await fetch(`http://127.0.0.1:${portkeyPort}/`, { signal })).ok, portkey.output)
 
+// The floor: a bare node:http proxy (parse, set the model, forward, pipe back), what any Node gateway pays.
+const bareProxyPort = await freePort()
+const bareProxy = spawnNode(["test/bench/support/bareProxy.ts", String(bareProxyPort), upstreamUrl, "mock-model"], {})
+await until("bare proxy", async (signal) => (await fetch(`http://127.0.0.1:${bareProxyPort}/v1/chat/completions`, { method: "POST", body: "{}", signal })).status < 500, bareProxy.output)
+
 interface Path {
   readonly name: string
   readonly url: string
@@ -100,6 +106,12 @@ const paths: Array<Path> = [
     name: "Periscope",
     url: `http://127.0.0.1:${periscopePort}/v1/chat/completions`,
     headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
+    model: "bench-model"
+  },
+  {
+    name: "bare node:http proxy",
+    url: `http://127.0.0.1:${bareProxyPort}/v1/chat/completions`,
+    headers: { "content-type": "application/json" },
     model: "bench-model"
   },
   {
@@ -230,11 +242,13 @@ const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!
 console.log(header.map((h, i) => (i === 0 ? h.padEnd(widths[i]!) : h.padStart(widths[i]!))).join("  "))
 console.log(widths.map((w) => "-".repeat(w)).join("  "))
 for (const t of table) console.log(t.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "))
-const periscopeRow = rows[1]!
-const portkeyRow = rows[2]!
+const periscopeRow = rows.find((r) => r.name === "Periscope")!
+const portkeyRow = rows.find((r) => r.name === "Portkey")!
+const floorRow = rows.find((r) => r.name === "bare node:http proxy")!
 for (const failure of streamFailures) console.log(`\n${failure}`)
 if (streamFailures.some((f) => f.startsWith("Portkey"))) {
   console.log("  (Portkey answers {\"status\":\"failure\"} and logs \"TypeError: immutable\" from ResponseService.updateHeaders: Portkey-AI/gateway issues #1389 and #1550.)")
 }
 console.log(`\nPeriscope vs Portkey throughput: ${(periscopeRow.rps / portkeyRow.rps).toFixed(2)}x; Periscope added p50: ${(periscopeRow.p50 - direct.p50).toFixed(3)} ms`)
+console.log(`Periscope vs the bare node:http proxy (the floor of a Node gateway): ${(periscopeRow.rps / floorRow.rps).toFixed(2)}x its throughput; the floor itself ${(floorRow.rps / direct.rps).toFixed(2)}x direct, added p99 ${(floorRow.p99 - direct.p99).toFixed(3)} ms, added TTFC p99 ${floorRow.ttfc99 === undefined ? "failed" : (floorRow.ttfc99 - direct.ttfc99!).toFixed(3)} ms`)
 process.exit(0)

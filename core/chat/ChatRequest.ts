@@ -1,7 +1,8 @@
 /**
  * The chat request (spec 2.5) as one Schema: wire shape, rules and defaults.
- * Decoding it yields the domain request every backend receives, with every
- * default applied, `stop` normalised to an array and roles filled in.
+ * Decoding it yields the request with every default applied and `stop`
+ * normalised to an array; toChatRequest then fills in the messages' roles and
+ * makes the domain request every backend receives.
  */
 import { Effect, Schema, SchemaGetter } from "effect"
 import { documented, ruledNumber, ruledPattern, ruledString } from "../schema/Rules.ts"
@@ -54,8 +55,11 @@ export type ToolCall = typeof ToolCall.Type
 const roleRule = "must be one of system, user, assistant, tool (developer is read as system)"
 const Role = Schema.Literals(["system", "user", "assistant", "tool", "developer"]).annotate({ message: roleRule })
 
+// The role's default (user) and developer-as-system are applied after decoding, by
+// normalizeMessages: as Schema defaults and transformations they doubled the decoding time
+// of every message, and an agent's request carries dozens.
 const MessageFields = Schema.Struct({
-  role: Role.pipe(Schema.withDecodingDefaultKey(Effect.succeed("user" as const))),
+  role: optionalKey(Role.annotate({ default: "user" })),
   content: optionalKey(Schema.NullOr(Content)),
   name: optionalKey(ruledString("must be a string")),
   tool_calls: optionalKey(Schema.Array(ToolCall).annotate({ message: "must be an array of tool calls" })),
@@ -66,7 +70,8 @@ const MessageFields = Schema.Struct({
 /** Role-specific rules: what each role must and must not carry. */
 const roleRules = Schema.makeFilter<typeof MessageFields.Type>((m) => {
   const hasContent = m.content !== undefined && m.content !== null
-  switch (m.role) {
+  const role = m.role ?? "user"
+  switch (role) {
     case "tool":
       if (m.tool_call_id === undefined || m.tool_call_id === "")
         return { path: ["tool_call_id"], issue: "is required for role tool" }
@@ -77,22 +82,26 @@ const roleRules = Schema.makeFilter<typeof MessageFields.Type>((m) => {
         return { path: ["content"], issue: "is required for role assistant unless tool_calls is given" }
       return undefined
     default:
-      if (!hasContent) return { path: ["content"], issue: `is required for role ${m.role}` }
+      if (!hasContent) return { path: ["content"], issue: `is required for role ${role}` }
       if (m.tool_calls !== undefined) return { path: ["tool_calls"], issue: "is only allowed for role assistant" }
       return undefined
   }
 })
 
-/** A message after decoding: `developer` is read as `system`. */
-export const ChatMessage = MessageFields.check(roleRules).pipe(
-  Schema.decode({
-    decode: SchemaGetter.transform((m: typeof MessageFields.Type) =>
-      m.role === "developer" ? { ...m, role: "system" as const } : m
-    ),
-    encode: SchemaGetter.transform((m: typeof MessageFields.Type) => m)
-  })
-)
-export type ChatMessage = typeof ChatMessage.Type
+/** A message as sent: role optional, `developer` allowed. */
+export const WireMessage = MessageFields.check(roleRules)
+export type WireMessage = typeof WireMessage.Type
+
+/** A message as every backend reads it: a role always, `developer` read as `system`. */
+export type ChatMessage = Omit<WireMessage, "role"> & { readonly role: "system" | "user" | "assistant" | "tool" }
+
+const normalRole = (message: WireMessage): boolean => message.role !== undefined && message.role !== "developer"
+
+/** Messages with their role filled in (user when absent, system for developer); the same array when none needs it. */
+export const normalizeMessages = (messages: ReadonlyArray<WireMessage>): ReadonlyArray<ChatMessage> => {
+  if (messages.every(normalRole)) return messages as ReadonlyArray<ChatMessage>
+  return messages.map((m): ChatMessage => normalRole(m) ? m as ChatMessage : { ...m, role: m.role === "developer" ? "system" : "user" })
+}
 
 // --- tools ------------------------------------------------------------------
 
@@ -217,7 +226,7 @@ const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
   (Schema.annotateEncoded<S>({ default: value })(schema) as S).pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
 
 export const ChatCompletionRequest = Schema.Struct({
-  messages: Schema.Array(ChatMessage).annotate({ message: "must be a non-empty array of messages" }).check(
+  messages: Schema.Array(WireMessage).annotate({ message: "must be a non-empty array of messages" }).check(
     Schema.isMinLength(1, { message: "must be a non-empty array of messages" })
   ),
   /** Absent means the configured default model. */
@@ -283,7 +292,8 @@ export interface GroundingInput {
  * resolved, one `max_tokens` (max_completion_tokens folded in), and only the
  * client's function tools in `tools` (server tools are in `serverTools`).
  */
-export interface ChatRequest extends Omit<ChatCompletionRequest, "model" | "max_tokens" | "max_completion_tokens" | "tools"> {
+export interface ChatRequest extends Omit<ChatCompletionRequest, "messages" | "model" | "max_tokens" | "max_completion_tokens" | "tools"> {
+  readonly messages: ReadonlyArray<ChatMessage>
   readonly model: string
   readonly max_tokens: number
   readonly tools?: ReadonlyArray<ToolDefinition>
@@ -312,9 +322,10 @@ export const defaultedFieldsOf = (body: unknown): ReadonlyArray<DefaultedField> 
 
 /** `sent`: the body as the client sent it (before decoding), to tell the spec's defaults from the client's values. */
 export const toChatRequest = (body: ChatCompletionRequest, model: string, sent?: unknown): ChatRequest => {
-  const { max_completion_tokens, max_tokens, model: _model, tools, ...rest } = body
+  const { max_completion_tokens, max_tokens, model: _model, tools, messages, ...rest } = body
   const request: ChatRequest = {
     ...rest,
+    messages: normalizeMessages(messages),
     model,
     max_tokens: max_tokens ?? max_completion_tokens ?? chatDefaults.max_tokens,
     ...(sent === undefined ? {} : { defaulted: defaultedFieldsOf(sent) })

@@ -61,6 +61,38 @@ const sentFields = (upstream: MockUpstream) =>
     return rest
   })
 
+describe("message roles", () => {
+  // Filled in after decoding (core/chat/ChatRequest.ts normalizeMessages), on both of the server's paths.
+  for (const expressLane of [true, false]) {
+    it(`a message without a role is a user's, developer is sent as system, the rest as sent (express lane ${expressLane ? "on" : "off"})`, async () => {
+      const a = await mock()
+      const server = await startInProcess({ chatConfig: { upstreams: { a: upstreamAt(a.url) }, ...oneModel("a") }, expressLane })
+      opened.push(server)
+      const messages = [
+        { role: "developer", content: "Answer in French." },
+        { content: "Bonjour ?" },
+        { role: "assistant", content: "Bonjour !" },
+        { role: "user", content: "Et alors ?" }
+      ]
+      for (const stream of [false, true]) {
+        const response = await post(server, { messages, stream })
+        expect(response.status).toBe(200)
+        await response.text()
+        expect(a.requests.at(-1)!.body.messages).toEqual([
+          { role: "system", content: "Answer in French." },
+          { role: "user", content: "Bonjour ?" },
+          { role: "assistant", content: "Bonjour !" },
+          { role: "user", content: "Et alors ?" }
+        ])
+      }
+      // The rules read an absent role as user's: content is required.
+      const bad = await post(server, { messages: [{ name: "x" }] })
+      expect(bad.status).toBe(400)
+      expect(await bad.json()).toMatchObject({ error: { param: "messages[0].content", message: expect.stringMatching(/is required for role user/) } })
+    })
+  }
+})
+
 describe("chat.requestDefaults", () => {
   // Each request as a client sends it; the gateway must fill or leave out what it omits.
   const requests: Array<Record<string, unknown>> = [

@@ -7,7 +7,8 @@
  *
  *   node test/bench/gateway.ts [--seconds 8] [--connections 32] [--samples 400]
  *
- * - throughput: non-streaming requests per second at `connections` in flight (autocannon);
+ * - throughput: non-streaming requests per second at `connections` in flight (autocannon), and
+ *   the CPU time the gateway's process and the upstream's spent per request in that run (Linux);
  * - added latency: p50/p99 of one request at a time, minus the direct path's;
  * - added time to first chunk: streaming, one at a time, first SSE data event (p50 and p99,
  *   minus the direct path's: the streaming half of the added-p99 target).
@@ -21,6 +22,7 @@ import { parseArgs } from "node:util"
 import autocannon from "autocannon"
 import { hashKey } from "../../core/auth/KeyRecord.ts"
 import { freePort } from "../support/servers.ts"
+import { cpuTimeUs } from "./support/processCpu.ts"
 
 const { values } = parseArgs({
   options: {
@@ -96,26 +98,31 @@ await until("bare proxy", async (signal) => (await fetch(`http://127.0.0.1:${bar
 
 interface Path {
   readonly name: string
+  /** The gateway's process (none for the direct path). */
+  readonly pid: number | undefined
   readonly url: string
   readonly headers: Record<string, string>
   readonly model: string
 }
 const paths: Array<Path> = [
-  { name: "direct", url: `${upstreamUrl}/chat/completions`, headers: { "content-type": "application/json" }, model: "mock-model" },
+  { name: "direct", pid: undefined, url: `${upstreamUrl}/chat/completions`, headers: { "content-type": "application/json" }, model: "mock-model" },
   {
     name: "Periscope",
+    pid: periscope.child.pid,
     url: `http://127.0.0.1:${periscopePort}/v1/chat/completions`,
     headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
     model: "bench-model"
   },
   {
     name: "bare node:http proxy",
+    pid: bareProxy.child.pid,
     url: `http://127.0.0.1:${bareProxyPort}/v1/chat/completions`,
     headers: { "content-type": "application/json" },
     model: "bench-model"
   },
   {
     name: "Portkey",
+    pid: portkey.child.pid,
     url: `http://127.0.0.1:${portkeyPort}/v1/chat/completions`,
     headers: {
       "content-type": "application/json",
@@ -138,10 +145,23 @@ for (const path of paths) {
   }
 }
 
-const throughput = (path: Path) =>
+const load = (path: Path) =>
   new Promise<autocannon.Result>((done, fail) =>
     autocannon({ url: path.url, method: "POST", headers: path.headers, body: bodyOf(path, false), connections, duration: seconds }, (error, result) =>
       error ? fail(error) : done(result)))
+
+/** A throughput run, with the CPU time the gateway's process and the upstream's spent per request. */
+const throughput = async (path: Path) => {
+  const gatewayBefore = path.pid === undefined ? 0 : cpuTimeUs(path.pid)
+  const upstreamBefore = cpuTimeUs(upstream.child.pid!)
+  const result = await load(path)
+  const requests = Math.max(1, result.requests.total)
+  return {
+    result,
+    gatewayCpuUs: path.pid === undefined ? undefined : (cpuTimeUs(path.pid) - gatewayBefore) / requests,
+    upstreamCpuUs: (cpuTimeUs(upstream.child.pid!) - upstreamBefore) / requests
+  }
+}
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 
@@ -194,18 +214,28 @@ const sequential = async (stream: boolean) => {
   return result
 }
 
-interface Row { name: string; rps: number; p50: number; p99: number; ttfc50: number | undefined; ttfc99: number | undefined; errors: number }
+interface Row {
+  name: string
+  rps: number
+  gatewayCpuUs: number | undefined
+  upstreamCpuUs: number
+  p50: number
+  p99: number
+  ttfc50: number | undefined
+  ttfc99: number | undefined
+  errors: number
+}
 const rows: Array<Row> = []
 const streamFailures: Array<string> = []
-const loads = new Map<string, autocannon.Result>()
+const runs = new Map<string, Awaited<ReturnType<typeof throughput>>>()
 for (const path of paths) {
-  await throughput(path).catch(() => undefined) // warm-up
-  loads.set(path.name, await throughput(path))
+  await load(path).catch(() => undefined) // warm-up
+  runs.set(path.name, await throughput(path))
 }
 const latency = await sequential(false)
 const firstChunk = await sequential(true)
 for (const path of paths) {
-  const load = loads.get(path.name)!
+  const run = runs.get(path.name)!
   const whole = latency.get(path.name)!
   if (typeof whole === "string") throw new Error(`${path.name}: ${whole}`)
   const ttfc = firstChunk.get(path.name)!
@@ -213,22 +243,26 @@ for (const path of paths) {
   if (typeof ttfc === "string") streamFailures.push(`${path.name}: streaming failed: ${ttfc}`)
   rows.push({
     name: path.name,
-    rps: load.requests.average,
+    rps: run.result.requests.average,
+    gatewayCpuUs: run.gatewayCpuUs,
+    upstreamCpuUs: run.upstreamCpuUs,
     p50: whole.p50,
     p99: whole.p99,
     ttfc50: typeof ttfc === "string" ? undefined : ttfc.p50,
     ttfc99: typeof ttfc === "string" ? undefined : ttfc.p99,
-    errors: load.non2xx + load.errors
+    errors: run.result.non2xx + run.result.errors
   })
 }
 
 const direct = rows[0]!
 console.log(`Gateway bench: ${connections} connections for ${seconds} s (throughput); ${samples} sequential requests (latency, first chunk); ${process.version}, ${cpus().length} cores\n`)
-const header = ["path", "req/s", "vs direct", "p50 ms", "p99 ms", "added p50", "added p99", "TTFC p50", "added TTFC p50", "added TTFC p99", "errors"]
+const header = ["path", "req/s", "vs direct", "gateway CPU µs/req", "upstream CPU µs/req", "p50 ms", "p99 ms", "added p50", "added p99", "TTFC p50", "added TTFC p50", "added TTFC p99", "errors"]
 const table = rows.map((r) => [
   r.name,
   r.rps.toFixed(0),
   (r.rps / direct.rps).toFixed(2),
+  r.gatewayCpuUs === undefined ? "-" : r.gatewayCpuUs.toFixed(0),
+  r.upstreamCpuUs.toFixed(0),
   r.p50.toFixed(3),
   r.p99.toFixed(3),
   r === direct ? "-" : (r.p50 - direct.p50).toFixed(3),

@@ -24,13 +24,13 @@
  * round, so a slow stretch of the machine lands on both sides of a ratio.
  */
 import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import autocannon from "autocannon"
 import { startCollector } from "../observability/collector.ts"
 import { redisServerPath, startRedis } from "../store/redisServer.ts"
 import { freePort } from "../support/servers.ts"
+import { cpuTimeUs } from "./support/processCpu.ts"
 import { median, medianBy } from "./support/stats.ts"
 
 const { values } = parseArgs({
@@ -155,17 +155,6 @@ interface Measured {
   /** Against the first configuration: the median of the ratios paired within each round. */
   readonly ratio: number
   readonly cpuRatio: number
-}
-
-/** User + system CPU time of a process so far, in microseconds (Linux /proc; NaN elsewhere). */
-const cpuTimeUs = (pid: number): number => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
-    // After the command: state is field 3, utime 14 and stime 15 (1-based), in clock ticks (100 per second on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100
-  } catch {
-    return Number.NaN
-  }
 }
 
 /**

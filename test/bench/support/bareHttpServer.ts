@@ -10,6 +10,7 @@ import { FixtureSearch } from "../../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../../core/backends/SampleDocuments.ts"
 import { unconfiguredChat } from "../../../core/backends/ScriptedChat.ts"
 import { countPromptTokens } from "../../../core/chat/TokenCount.ts"
+import { onJsonBody } from "./bareJsonBody.ts"
 
 const { countTokens } = await import("gpt-tokenizer/encoding/o200k_base")
 const count = (text: string) => (text === "" ? 0 : countTokens(text))
@@ -17,12 +18,13 @@ const fixture = FixtureSearch.make(sampleDocuments)
 const reply = (unconfiguredChat.replies as ReadonlyArray<{ content: string }>)[0]!.content
 
 const server = createServer((req, res) => {
-  const chunks: Array<Buffer> = []
-  req.on("data", (c: Buffer) => chunks.push(c))
-  req.on("end", () => {
+  onJsonBody(req, (body) => {
+    if (body === undefined) {
+      res.writeHead(400).end()
+      return
+    }
     let out: unknown
     try {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
       if (req.url === "/api/search/webSearch") {
         const data = fixture.web({ keywords: String(body.keywords).trim(), num: body.num ?? 10 })
         out = { success: true, code: "200", message: "success", exception: null, data, extra: null }

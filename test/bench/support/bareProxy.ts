@@ -8,22 +8,19 @@
  * Usage: node bareProxy.ts <port> <upstream base URL> <upstream model>
  */
 import { Agent, createServer, request } from "node:http"
+import { onJsonBody } from "./bareJsonBody.ts"
 
 const [port, base, model] = process.argv.slice(2)
 const upstream = new URL(`${base!.replace(/\/$/, "")}/chat/completions`)
 const agent = new Agent({ keepAlive: true, maxSockets: 256 })
 
 const server = createServer((req, res) => {
-  const chunks: Array<Buffer> = []
-  req.on("data", (c: Buffer) => chunks.push(c))
-  req.on("end", () => {
-    let body: string
-    try {
-      body = JSON.stringify({ ...JSON.parse(Buffer.concat(chunks).toString("utf8")), model })
-    } catch {
+  onJsonBody(req, (sent) => {
+    if (sent === undefined) {
       res.writeHead(400).end()
       return
     }
+    const body = JSON.stringify({ ...sent, model })
     const out = request(upstream, {
       method: "POST",
       agent,

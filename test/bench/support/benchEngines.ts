@@ -14,7 +14,7 @@ import { stemmer } from "stemmer"
 import { openSnapshotFile } from "../../../adapters/node/snapshotFile.ts"
 import { englishStopWords } from "../../../core/index/analysis/StopWords.ts"
 import type { IndexDocument } from "../../../core/index/Document.ts"
-import { defaultEngineOptions, IndexBuilder } from "../../../core/index/IndexBuilder.ts"
+import { defaultEngineOptions, type EngineOptions, IndexBuilder } from "../../../core/index/IndexBuilder.ts"
 import type { SearchIndex } from "../../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot } from "../../../core/index/Snapshot.ts"
 import { urlWords } from "../../../core/index/UrlNormalizer.ts"
@@ -37,12 +37,13 @@ const { title: titleBoost, url: urlBoost } = defaultEngineOptions.fieldWeights
 const utf8 = new TextEncoder()
 const utf8Decoder = new TextDecoder()
 
-const periscope = (): BenchEngine => {
+/** Periscope with its defaults, or with other engine options under another name (the same bench code). */
+const periscopeWith = (name: string, options?: EngineOptions) => (): BenchEngine => {
   let index: SearchIndex | undefined
   return {
-    name: "Periscope",
+    name,
     async build(docs) {
-      const builder = new IndexBuilder()
+      const builder = new IndexBuilder(options)
       for (let i = 0; i < docs.length; i += 5000) builder.add(docs.slice(i, i + 5000))
       index = builder.build()
     },
@@ -158,8 +159,16 @@ const flexSearch = (): BenchEngine => {
   }
 }
 
+const periscope = periscopeWith("Periscope")
+/**
+ * Plain BM25F: no proximity re-ranking of the best 20 (the ranking model closest to Xapian's
+ * BM25), to show what that re-ranking costs in speed; relevance.ts shows what it gives in nDCG@10.
+ */
+const periscopeNoProximity = periscopeWith("Periscope, no proximity", { proximity: 0 })
+
 export const benchEngines: Record<string, () => BenchEngine> = {
   periscope,
+  "periscope-no-proximity": periscopeNoProximity,
   minisearch: miniSearch,
   orama,
   flexsearch: flexSearch

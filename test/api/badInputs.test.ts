@@ -81,6 +81,7 @@ const chatCases: Array<Case> = [
   { name: "missing messages", path: CHAT, body: { model: "periscope-scripted" }, status: 400, param: "messages", message: /^messages: is required$/ },
   { name: "empty messages", path: CHAT, body: { messages: [] }, status: 400, param: "messages", message: /non-empty array/ },
   { name: "message without content", path: CHAT, body: { messages: [{ role: "user" }] }, status: 400, param: "messages[0].content", message: /is required for role user/ },
+  { name: "message without role or content", path: CHAT, body: { messages: [{ name: "x" }] }, status: 400, code: null as never, type: "invalid_request_error", param: "messages[0].content", message: /^messages\[0\]\.content: is required for role user$/ },
   { name: "tool message without tool_call_id", path: CHAT, body: { messages: [...user, { role: "tool", content: "42" }] }, status: 400, param: "messages[1].tool_call_id" },
   { name: "n 0", path: CHAT, body: { messages: user, n: 0 }, status: 400, param: "n", message: /from 1 to 16/ },
   { name: "n 17", path: CHAT, body: { messages: user, n: 17 }, status: 400, param: "n" },

@@ -50,15 +50,16 @@ export interface RankedDocuments {
 
 const emptyRanking: RankedDocuments = { docs: new Int32Array(0), scores: new Float64Array(0), complete: true }
 
-export const rankTopK = (index: InvertedIndex, query: CompiledQuery, k: number): RankedDocuments => {
+/** With `cluster` (document -> near-duplicate cluster), the best document of each of the k best clusters. */
+export const rankTopK = (index: InvertedIndex, query: CompiledQuery, k: number, cluster?: Int32Array): RankedDocuments => {
   const limit = Math.min(k, index.documentCount)
   if (limit <= 0 || query.terms.length === 0) return emptyRanking
-  const heap = new TopK(limit)
+  const heap = new TopK(limit, cluster)
   const cursors = query.terms.map((t) => new PostingCursor(index, t.termId, t.weight))
   const filter = makeFilter(index, query)
   const requiredIds = new Set<number>(query.requiredTermIds)
   for (const phrase of query.phrases) for (const id of phrase.termIds) requiredIds.add(id)
-  if (requiredIds.size === 0) maxScore(cursors, heap, filter, query.skipTo, primedThreshold(index, query, cursors, limit))
+  if (requiredIds.size === 0) maxScore(cursors, heap, filter, query.skipTo, primedThreshold(index, query, cursors, limit, cluster))
   else conjunctive(index, cursors, requiredIds, query.phrases, heap, filter, query.skipTo)
   const { docs, scores } = heap.sorted()
   return { docs, scores, complete: !heap.full }
@@ -240,9 +241,16 @@ const requiredTerms = (maxes: Float64Array, total: number, threshold: number, ou
  * holds fewer than k documents, the block before it is read too ("vtk vtksimple3dcirclesstrategy
  * class reference", a word of 136 passages, went through 225,000 candidates at 1M passages
  * without a primed threshold). Lowered by a part in a billion so that a document scoring
- * exactly that still enters; 0 when fewer than k of those documents pass the filters.
+ * exactly that still enters; 0 when fewer than k of those documents pass the filters. With
+ * `cluster`, only each cluster's best score counts: near-duplicates in the block are one result.
  */
-const primedThreshold = (index: InvertedIndex, query: CompiledQuery, cursors: ReadonlyArray<PostingCursor>, k: number): number => {
+const primedThreshold = (
+  index: InvertedIndex,
+  query: CompiledQuery,
+  cursors: ReadonlyArray<PostingCursor>,
+  k: number,
+  cluster: Int32Array | undefined
+): number => {
   let strongest = 0
   for (let i = 1; i < cursors.length; i++) if (cursors[i]!.maxScore > cursors[strongest]!.maxScore) strongest = i
   const lead = cursors[strongest]!
@@ -266,6 +274,8 @@ const primedThreshold = (index: InvertedIndex, query: CompiledQuery, cursors: Re
   const skipTo = query.skipTo
   // The probe reads at most two skip blocks, or all of a term that has none.
   const scores = new Float64Array(first >= 0 ? 2 * blockSize : lead.df)
+  // Where each cluster's score sits in `scores` (one entry per cluster).
+  const slotOf = cluster === undefined ? undefined : new Map<number, number>()
   let count = 0
   const probe = probes[strongest]!
   for (probe.advance(from); probe.doc <= to; probe.next()) {
@@ -277,6 +287,15 @@ const primedThreshold = (index: InvertedIndex, query: CompiledQuery, cursors: Re
       const cursor = probes[j]!
       cursor.advance(doc)
       if (cursor.doc === doc) score += cursor.score()
+    }
+    if (slotOf !== undefined) {
+      const c = cluster![doc]!
+      const slot = slotOf.get(c)
+      if (slot !== undefined) {
+        if (score > scores[slot]!) scores[slot] = score
+        continue
+      }
+      slotOf.set(c, count)
     }
     scores[count++] = score
   }

@@ -354,40 +354,17 @@ export class SearchIndex {
   }
 
   /** The k best documents: BM25F top-k (at least the proximity depth), then the proximity re-ranking. */
-  private retrieve(index: InvertedIndex, query: CompiledQuery, k: number): RankedDocuments {
+  private retrieve(index: InvertedIndex, query: CompiledQuery, k: number, cluster?: Int32Array): RankedDocuments {
     const proximity = this.parts.options.proximity
-    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k)
+    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster)
     const reranked = rerankByProximity(index, query, ranked, proximity)
     if (reranked.docs.length <= k) return reranked
     return { docs: reranked.docs.subarray(0, k), scores: reranked.scores.subarray(0, k), complete: false }
   }
 
-  /** Top documents with at most one per cluster, widening the search until `limit` distinct ones are found. */
-  private collapsedTopK(
-    index: InvertedIndex,
-    query: CompiledQuery,
-    limit: number,
-    cluster: Int32Array
-  ): { readonly docs: Int32Array; readonly scores: Float64Array } {
-    // A few spares for collapsed near-duplicates; the loop widens when they run out.
-    let k = Math.min(index.documentCount, limit + Math.max(5, limit >> 1))
-    for (;;) {
-      const ranked = this.retrieve(index, query, k)
-      const seen = new Set<number>()
-      const docs: Array<number> = []
-      const scores: Array<number> = []
-      for (let i = 0; i < ranked.docs.length && docs.length < limit; i++) {
-        const c = cluster[ranked.docs[i]!]!
-        if (seen.has(c)) continue
-        seen.add(c)
-        docs.push(ranked.docs[i]!)
-        scores.push(ranked.scores[i]!)
-      }
-      if (docs.length === limit || ranked.complete || k >= index.documentCount) {
-        return { docs: Int32Array.from(docs), scores: Float64Array.from(scores) }
-      }
-      k = Math.min(index.documentCount, k * 4)
-    }
+  /** Top documents with at most one per near-duplicate cluster (its best), collapsed while ranking. */
+  private collapsedTopK(index: InvertedIndex, query: CompiledQuery, limit: number, cluster: Int32Array): RankedDocuments {
+    return this.retrieve(index, query, Math.min(index.documentCount, limit), cluster)
   }
 }
 

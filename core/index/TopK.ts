@@ -1,17 +1,24 @@
 /**
  * The k best (document, score) pairs seen so far, as a binary min-heap whose root is the
  * worst kept entry. Ties go to the smaller document id, so rankings are deterministic.
+ *
+ * With `cluster` (document -> its near-duplicate cluster) it keeps at most one document per
+ * cluster, the best, so the k kept are the k best clusters. Collapsing while ranking keeps the
+ * threshold that of k distinct results: collapsing afterwards had to rank again, deeper, when
+ * duplicates crowded the top (at 1M passages, queries over boilerplate ran twice, at 60 deep).
  */
 export class TopK {
   readonly k: number
   size = 0
   private readonly docs: Int32Array
   private readonly scores: Float64Array
+  private readonly cluster: Int32Array | undefined
 
-  constructor(k: number) {
+  constructor(k: number, cluster?: Int32Array) {
     this.k = k
     this.docs = new Int32Array(k)
     this.scores = new Float64Array(k)
+    this.cluster = cluster
   }
 
   get full(): boolean {
@@ -26,6 +33,24 @@ export class TopK {
   /** Keeps the pair if it ranks among the k best; returns whether it was kept. */
   offer(doc: number, score: number): boolean {
     if (this.k === 0) return false
+    if (this.size === this.k) {
+      const rootScore = this.scores[0]!
+      if (score < rootScore || (score === rootScore && doc > this.docs[0]!)) return false
+    }
+    if (this.cluster !== undefined) {
+      // Only documents that would enter get here; a scan of k entries is cheaper than a map kept in step with the heap.
+      const c = this.cluster[doc]!
+      for (let i = 0; i < this.size; i++) {
+        if (this.cluster[this.docs[i]!] !== c) continue
+        const kept = this.scores[i]!
+        if (score < kept || (score === kept && doc > this.docs[i]!)) return false
+        // A better member of a kept cluster takes its place: a higher score moves down the min-heap.
+        this.docs[i] = doc
+        this.scores[i] = score
+        siftDown(this.docs, this.scores, i, this.size)
+        return true
+      }
+    }
     if (this.size < this.k) {
       let i = this.size++
       this.docs[i] = doc
@@ -38,8 +63,6 @@ export class TopK {
       }
       return true
     }
-    const rootScore = this.scores[0]!
-    if (score < rootScore || (score === rootScore && doc > this.docs[0]!)) return false
     this.docs[0] = doc
     this.scores[0] = score
     siftDown(this.docs, this.scores, 0, this.size)

@@ -85,4 +85,27 @@ describe("duplicates", () => {
     expect(new Set(hits.map((h) => h.link)).size).toBe(10)
     expect(hits.filter((h) => h.link.startsWith("https://copies.example/"))).toHaveLength(1)
   })
+
+  it("fills the page when copies fill whole skip blocks of the strongest word", () => {
+    // 300 copies span the first skip blocks (128 postings each) of "raft" and score above every
+    // other page: ranking must count them as one result from its first estimate of the 10th score on.
+    const base = "Raft raft raft: leader election and log replication. ".repeat(4)
+    const docs = [
+      ...Array.from({ length: 300 }, (_, i) => ({ url: `https://copies.example/${String(i).padStart(3, "0")}`, title: "Raft", text: base })),
+      ...Array.from({ length: 40 }, (_, i) => ({
+        url: `https://unique.example/${i}`,
+        title: `Note ${i}`,
+        text: `Raft ${"election ".repeat(1 + (i % 5))}${Array.from({ length: 20 + i }, (_, j) => `w${(i * 37 + j * 11) % 101}`).join(" ")}`
+      }))
+    ]
+    const index = buildIndex(docs, { proximity: 0 })
+    const query = "raft election"
+    // The reference: the uncollapsed ranking with every copy after the best one left out.
+    const uncollapsed = index.rank(query, 400, { collapse: false }).map((r) => r.url)
+    const firstCopy = uncollapsed.find((u) => u.startsWith("https://copies.example/"))
+    const expected = uncollapsed.filter((u) => !u.startsWith("https://copies.example/") || u === firstCopy).slice(0, 10)
+    expect(index.rank(query, 10).map((r) => r.url)).toEqual(expected)
+    expect(links(index, query)).toEqual(expected)
+    expect(expected.filter((u) => u.startsWith("https://unique.example/"))).toHaveLength(9)
+  })
 })

@@ -26,6 +26,23 @@ describe("TopK", () => {
     }
   })
 
+  it("keeps one document per cluster, the best, when given clusters", () => {
+    const random = seeded(11)
+    for (const [n, k, distinct, clusters] of [[200, 10, 6, 30], [500, 20, 1000, 8], [64, 5, 3, 64], [300, 15, 50, 400]] as const) {
+      const docs = Array.from({ length: n }, (_, i) => i).sort(() => random() - 0.5)
+      const cluster = Int32Array.from({ length: n }, () => Math.floor(random() * clusters))
+      const pairs = docs.map((doc) => [doc, Math.floor(random() * distinct) / 4] as const)
+      const heap = new TopK(k, cluster)
+      for (const [doc, score] of pairs) heap.offer(doc, score)
+      const seen = new Set<number>()
+      const expected = reference(pairs, n).filter(([doc]) => !seen.has(cluster[doc]!) && seen.add(cluster[doc]!)).slice(0, k)
+      const kept = heap.sorted()
+      expect([...kept.docs], `n ${n}, k ${k}`).toEqual(expected.map((p) => p[0]))
+      expect([...kept.scores], `n ${n}, k ${k}`).toEqual(expected.map((p) => p[1]))
+      expect(heap.full).toBe(expected.length === k)
+    }
+  })
+
   it("reports the score to beat once full, and refuses what does not beat it", () => {
     const heap = new TopK(2)
     expect(heap.threshold).toBe(0)

@@ -353,7 +353,7 @@ export class SearchIndex {
     return { exact, lo, hi, path: site.path, empty: exact < 0 && lo === hi }
   }
 
-  /** The k best documents: BM25F top-k (at least the proximity depth), then the proximity re-ranking. */
+  /** The k best documents (with `cluster`, one per near-duplicate cluster): BM25F top-k (at least the proximity depth), then the proximity re-ranking. */
   private retrieve(index: InvertedIndex, query: CompiledQuery, k: number, cluster?: Int32Array): RankedDocuments {
     const proximity = this.parts.options.proximity
     const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster)

@@ -115,7 +115,7 @@ export class SearchIndex {
     const plan = n === 0 ? undefined : this.plan(this.parts.web, parseQuery(keywords), false)
     if (plan === undefined) return { query: keywords, hits: [] }
     const pages = this.parts.pages
-    const { docs } = this.collapsedTopK(this.parts.web, plan.query, n, this.parts.pageCluster)
+    const { docs } = this.retrieve(this.parts.web, plan.query, n, this.parts.pageCluster)
     const snippetTerms = docs.length > 0 ? plan.snippet() : { weights: new Map<string, number>() }
     const hits = Array.from(docs, (doc): PageHit => {
       const link = pages.get(doc, PageField.Url)
@@ -138,7 +138,7 @@ export class SearchIndex {
     if (plan === undefined) return []
     const fields = this.parts.imageFields
     const size = this.parts.imageSize
-    return Array.from(this.collapsedTopK(this.parts.images, plan.query, n, this.parts.imageCluster).docs, (image): ImageHit => ({
+    return Array.from(this.retrieve(this.parts.images, plan.query, n, this.parts.imageCluster).docs, (image): ImageHit => ({
       url: fields.get(image, ImageField.Url),
       refUrl: this.parts.pages.get(this.parts.imagePage[image]!, PageField.Url),
       title: fields.get(image, ImageField.Title) || fields.get(image, ImageField.Alt) || fields.get(image, ImageField.Caption),
@@ -155,9 +155,7 @@ export class SearchIndex {
     const plan = this.plan(this.parts.web, parseQuery(typeof query === "string" ? query : ""), false)
     const n = clampLimit(limit)
     if (plan === undefined || n === 0) return []
-    const ranked = options.collapse === false
-      ? this.retrieve(this.parts.web, plan.query, n)
-      : this.collapsedTopK(this.parts.web, plan.query, n, this.parts.pageCluster)
+    const ranked = this.retrieve(this.parts.web, plan.query, n, options.collapse === false ? undefined : this.parts.pageCluster)
     return Array.from(ranked.docs, (doc, i) => ({
       doc,
       url: this.parts.pages.get(doc, PageField.Url),
@@ -360,11 +358,6 @@ export class SearchIndex {
     const reranked = rerankByProximity(index, query, ranked, proximity)
     if (reranked.docs.length <= k) return reranked
     return { docs: reranked.docs.subarray(0, k), scores: reranked.scores.subarray(0, k), complete: false }
-  }
-
-  /** Top documents with at most one per near-duplicate cluster (its best), collapsed while ranking. */
-  private collapsedTopK(index: InvertedIndex, query: CompiledQuery, limit: number, cluster: Int32Array): RankedDocuments {
-    return this.retrieve(index, query, Math.min(index.documentCount, limit), cluster)
   }
 }
 

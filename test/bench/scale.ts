@@ -28,9 +28,9 @@ import { lastJsonLine, readJsonlLines } from "./support/jsonlLines.ts"
 import { ensurePassageCorpus } from "./support/passageCorpus.ts"
 import { ensureScaleCorpus, scaleDir, scaleTarget } from "./support/scaleCorpus.ts"
 import { bareAndResultRows, bareFigures, type FigureRow, type FigureValue } from "./support/figureRows.ts"
-import type { LatencyFigures } from "./support/queryTiming.ts"
+import type { QuerySetFigures } from "./support/queryTiming.ts"
 import type { WorkerFigures } from "./support/searchWorker.ts"
-import { median, medianBy } from "./support/stats.ts"
+import { describePaired, median, medianBy } from "./support/stats.ts"
 import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
 
 const { values, positionals } = parseArgs({ options: { xapian: { type: "boolean", default: false }, rounds: { type: "string", default: "5" } }, allowPositionals: true })
@@ -105,8 +105,8 @@ for (const n of sizes) {
 }
 
 // The query rounds: fresh processes on each size's snapshot, the sizes in a rotating order.
-type QuerySet = "andLike" | "orLike" | "andLikeBare" | "orLikeBare"
-type RoundFigures = Record<QuerySet, LatencyFigures>
+type RoundFigures = Required<QuerySetFigures>
+type QuerySet = keyof RoundFigures
 const roundTimer = resolve(import.meta.dirname, "support/snapshotQueries.ts")
 const roundsBySize = new Map<number, Array<RoundFigures>>(roundSnapshots.map((s) => [s.documents, []]))
 for (let r = 0; r < rounds; r++) {
@@ -177,15 +177,12 @@ if (roundSnapshots.length > 0) {
 }
 const roundsOfMillion = roundsBySize.get(1_000_000)
 const roundsOfHundred = roundsBySize.get(100_000)
-/** The share of 100k's q/s that 1M keeps, round by round, and its median. */
-const roundShares = (set: QuerySet) => {
-  const shares = roundsOfMillion!.map((f, r) => f[set].qps / roundsOfHundred![r]![set].qps)
-  return { median: median(shares), rounds: shares.map((x) => x.toFixed(2)).join(", ") }
-}
+/** The share of 100k's q/s that 1M keeps, round by round. */
+const roundShares = (set: QuerySet) => roundsOfMillion!.map((f, r) => f[set].qps / roundsOfHundred![r]![set].qps)
 if (roundsOfMillion !== undefined && roundsOfHundred !== undefined) {
   for (const set of ["andLike", "orLike"] as const) {
-    const share = roundShares(set)
-    checks.push([`${setLabel[set]} q/s at 1M >= 0.5x q/s at 100k (${share.median.toFixed(2)}x, median of rounds ${share.rounds})`, share.median >= 0.5])
+    const shares = roundShares(set)
+    checks.push([`${setLabel[set]} q/s at 1M >= 0.5x q/s at 100k (${describePaired(shares)})`, median(shares) >= 0.5])
   }
 }
 if (checks.length > 0) {
@@ -204,6 +201,6 @@ const kept = (engine: string) => {
 }
 const keptRows = ["Periscope", "Xapian glass"].flatMap((engine) => { const k = kept(engine); return k === undefined ? [] : [`  ${engine.padEnd(13)} ${k}`] })
 if (roundsOfMillion !== undefined && roundsOfHundred !== undefined) {
-  keptRows.unshift(`  Periscope, query rounds (medians of paired shares): ${querySets.map((set) => `${setLabel[set]} ${roundShares(set).median.toFixed(2)}x`).join(", ")}`)
+  keptRows.unshift(`  Periscope, query rounds (medians of paired shares): ${querySets.map((set) => `${setLabel[set]} ${median(roundShares(set)).toFixed(2)}x`).join(", ")}`)
 }
 if (keptRows.length > 0) console.log(["", "q/s at 1M as a share of q/s at 100k (the building processes' one run, then the query rounds):", ...keptRows].join("\n"))

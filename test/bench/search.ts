@@ -23,7 +23,7 @@ import { ensurePassageCorpus } from "./support/passageCorpus.ts"
 import { bareAndResultRows, bareFigures, type FigureRow } from "./support/figureRows.ts"
 import { lastJsonLine } from "./support/jsonlLines.ts"
 import type { WorkerFigures } from "./support/searchWorker.ts"
-import { median, medianBy } from "./support/stats.ts"
+import { describePaired, median, medianBy } from "./support/stats.ts"
 import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
 
 const allEngines = ["periscope", "periscope-no-proximity", "xapian-inmemory", "xapian-glass", "minisearch", "orama", "flexsearch"]
@@ -96,8 +96,7 @@ const roundRatios = (a: WorkerFigures, b: WorkerFigures, value: (f: WorkerFigure
 /** The median over rounds of `value(a) / value(b)`, each ratio taken within one round. */
 const pairedRatio = (a: WorkerFigures, b: WorkerFigures, value: (f: WorkerFigures) => number): number => median(roundRatios(a, b, value))
 /** "0.91x (rounds 0.88, 0.91, 1.02)" */
-const describeRatio = (a: WorkerFigures, b: WorkerFigures, value: (f: WorkerFigures) => number): string =>
-  `${pairedRatio(a, b, value).toFixed(2)}x${rounds > 1 ? ` (rounds ${roundRatios(a, b, value).map((r) => r.toFixed(2)).join(", ")})` : ""}`
+const describeRatio = (a: WorkerFigures, b: WorkerFigures, value: (f: WorkerFigures) => number): string => describePaired(roundRatios(a, b, value))
 const fixed = (x: number, digits = 1) => x.toFixed(digits)
 /** Snippet-free timings fall back to the main ones for engines that never make snippets. */
 const rows: Array<FigureRow> = [

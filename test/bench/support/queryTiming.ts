@@ -24,6 +24,32 @@ export const settle = async () => {
   return process.memoryUsage()
 }
 
+/** Both query sets timed with snippets and, when `bare` is given, without: the workers' figures. */
+export interface QuerySetFigures {
+  /** Top 10 with snippets where the engine makes them (Periscope, Xapian). */
+  readonly andLike: LatencyFigures
+  readonly orLike: LatencyFigures
+  /** Top 10 with stored title and URL only, for engines that make snippets. */
+  readonly andLikeBare?: LatencyFigures
+  readonly orLikeBare?: LatencyFigures
+}
+
+/**
+ * One warm-up pass over both sets, then each set with `search` (snippets where the engine makes
+ * them) and, when given, with `bare` (without): what searchWorker.ts and snapshotQueries.ts time.
+ */
+export const timeQuerySets = async (
+  queries: { readonly andLike: ReadonlyArray<string>; readonly orLike: ReadonlyArray<string> },
+  search: (q: string) => number | Promise<number>,
+  bare?: (q: string) => number
+): Promise<QuerySetFigures> => {
+  for (const q of [...queries.andLike, ...queries.orLike]) await search(q)
+  const andLike = await timeQueries(search, queries.andLike)
+  const orLike = await timeQueries(search, queries.orLike)
+  if (bare === undefined) return { andLike, orLike }
+  return { andLike, orLike, andLikeBare: await timeQueries(bare, queries.andLike), orLikeBare: await timeQueries(bare, queries.orLike) }
+}
+
 /** Runs the queries one after another; `run` answers the number of results. */
 export const timeQueries = async (run: (q: string) => number | Promise<number>, queries: ReadonlyArray<string>): Promise<LatencyFigures> => {
   const latencies: Array<number> = []

@@ -12,11 +12,11 @@ import type { IndexDocument } from "../../../core/index/Document.ts"
 import { benchEngines } from "./benchEngines.ts"
 import type { BenchQueries } from "./benchQueries.ts"
 import { readJsonlLines } from "./jsonlLines.ts"
-import { type LatencyFigures, settle, timeQueries } from "./queryTiming.ts"
+import { type LatencyFigures, type QuerySetFigures, settle, timeQuerySets } from "./queryTiming.ts"
 
 export type { LatencyFigures }
 
-export interface WorkerFigures {
+export interface WorkerFigures extends QuerySetFigures {
   readonly engine: string
   readonly documents: number
   readonly buildMs: number
@@ -32,12 +32,6 @@ export interface WorkerFigures {
   readonly snapshotMB: number | null
   readonly saveMs: number
   readonly loadMs: number | null
-  /** Top 10 with snippets where the engine makes them (Periscope, Xapian). */
-  readonly andLike: LatencyFigures
-  readonly orLike: LatencyFigures
-  /** Top 10 with stored title and URL only, for engines that make snippets. */
-  readonly andLikeBare?: LatencyFigures
-  readonly orLikeBare?: LatencyFigures
 }
 
 const main = async () => {
@@ -69,12 +63,7 @@ const main = async () => {
   loaded = undefined
   void loaded
 
-  for (const q of [...queries.andLike, ...queries.orLike]) await engine.search(q) // warm-up
-  const andLike = await timeQueries((q) => engine.search(q), queries.andLike)
-  const orLike = await timeQueries((q) => engine.search(q), queries.orLike)
-  const bare = engine.searchBare
-  const andLikeBare = bare === undefined ? undefined : await timeQueries(bare, queries.andLike)
-  const orLikeBare = bare === undefined ? undefined : await timeQueries(bare, queries.orLike)
+  const timed = await timeQuerySets(queries, (q) => engine.search(q), engine.searchBare)
 
   const figures: WorkerFigures = {
     engine: engine.name,
@@ -88,10 +77,7 @@ const main = async () => {
     snapshotMB: bytes.length / 1e6,
     saveMs,
     loadMs,
-    andLike,
-    orLike,
-    ...(andLikeBare === undefined ? {} : { andLikeBare }),
-    ...(orLikeBare === undefined ? {} : { orLikeBare })
+    ...timed
   }
   process.stdout.write(`${JSON.stringify(figures)}\n`)
 }

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { openInPlace } from "../../../adapters/node/snapshotFile.ts"
 import type { BenchQueries } from "./benchQueries.ts"
-import { timeQueries } from "./queryTiming.ts"
+import { timeQuerySets } from "./queryTiming.ts"
 
 const [snapshotPath, queriesPath] = process.argv.slice(2)
 if (snapshotPath === undefined || queriesPath === undefined) throw new Error("usage: snapshotQueries.ts <snapshot path> <queries.json>")
@@ -20,14 +20,6 @@ const { index, settled } = await Effect.runPromise(openInPlace(snapshotPath))
 const text = await settled
 if (text !== "held") throw new Error(`${snapshotPath}: the page text was not read in (${text})`)
 
-const search = (q: string) => index.search(q, 10).hits.length
-const bare = (q: string) => index.rank(q, 10).length
-for (const q of [...queries.andLike, ...queries.orLike]) search(q)
-const figures = {
-  andLike: await timeQueries(search, queries.andLike),
-  orLike: await timeQueries(search, queries.orLike),
-  andLikeBare: await timeQueries(bare, queries.andLike),
-  orLikeBare: await timeQueries(bare, queries.orLike)
-}
+const figures = await timeQuerySets(queries, (q) => index.search(q, 10).hits.length, (q) => index.rank(q, 10).length)
 process.stdout.write(`${JSON.stringify(figures)}\n`)
 process.exit(0)

@@ -153,6 +153,46 @@ describe("top-k pruning is exact", () => {
 })
 
 /**
+ * A rare word with common ones ("vtklsdynareader class reference"): the strongest term has fewer
+ * documents than k, so the threshold MaxScore starts from also reads the next terms' best blocks,
+ * where a document may be met twice (it must count once).
+ */
+describe("top-k pruning is exact for queries led by a rare word", () => {
+  const random = seeded(13)
+  const common = Array.from({ length: 40 }, (_, i) => `c${i}`)
+  const rare = Array.from({ length: 40 }, (_, i) => `r${i}`)
+  const pick = () => common[Math.floor(random() * random() * common.length)]!
+  const docs = Array.from({ length: 2500 }, (_, i) => ({
+    url: `https://t.example/${String(i).padStart(5, "0")}`,
+    title: Array.from({ length: 1 + Math.floor(random() * 3) }, pick).join(" "),
+    text: Array.from({ length: 5 + Math.floor(random() * 60) }, pick).join(" ")
+  }))
+  // Each rare word in 1 to 8 documents, among the common words.
+  for (const word of rare) {
+    for (let n = 1 + Math.floor(random() * 8); n > 0; n--) {
+      const doc = docs[Math.floor(random() * docs.length)]!
+      doc.text = `${doc.text} ${word}`
+    }
+  }
+  const index = buildIndex(docs, { proximity: 0, nearDuplicateBits: -1 })
+  const web = index.parts.web
+
+  it("has rare words with fewer documents than k, beside words of many skip blocks", () => {
+    for (const word of rare) expect(web.arrays.termDf[web.lookup(word)]).toBeLessThan(10)
+    expect(web.arrays.termDf[web.lookup("c0")]).toBeGreaterThan(4 * blockSize)
+  })
+
+  for (const k of [10, 100]) {
+    it(`matches exhaustive scoring for 200 queries, k = ${k}`, () => {
+      for (let q = 0; q < 200; q++) {
+        const words = [rare[Math.floor(random() * rare.length)]!, ...Array.from({ length: 1 + Math.floor(random() * 3) }, pick)]
+        expectExact(index, words.join(" "), k)
+      }
+    })
+  }
+})
+
+/**
  * Real corpora come in sections (a manual, then another), and URL order keeps a section's
  * pages together, so common words of different sections rarely meet: two of them in one query
  * ("manual django") need both in a document to beat the k-th score, and ranking jumps over

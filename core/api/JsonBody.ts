@@ -70,7 +70,7 @@ export const readJsonText = (request: HttpServerRequest.HttpServerRequest, limit
 
 /** A decoder from an unknown body to the schema's type, failing with a 400 that names the field and the rule. */
 export const makeBodyDecoder = <S extends Schema.Codec<any, any, never, never>>(schema: S) => {
-  const decode = decoderFor(schema, "request body")
+  const decode = decoderFor(schema, "request body", { compiled: true })
   return (input: unknown): Result.Result<S["Type"], ApiError> => Result.mapError(decode(input), fromInvalidInput)
 }
 

@@ -1,11 +1,13 @@
 /**
- * The chat request (spec 2.5) as one Schema: wire shape, rules and defaults.
- * Decoding it yields the request with every default applied and `stop`
- * normalised to an array; toChatRequest then fills in the messages' roles and
- * makes the domain request every backend receives.
+ * The chat request (spec 2.5) as one Schema: wire shape, rules and the defaults the document
+ * shows. Decoding only checks it: Effect's schema JIT compiles it to plain code (a Schema
+ * decoding default or transformation would keep the whole request interpreted, three to
+ * ten times slower), so toChatRequest applies the spec's defaults, makes `stop` an array,
+ * fills in the messages' roles and the tools' types, and makes the domain request every
+ * backend receives.
  */
-import { Effect, Schema, SchemaGetter } from "effect"
-import { documented, ruledNumber, ruledPattern, ruledString } from "../schema/Rules.ts"
+import { Schema } from "effect"
+import { ruledNumber, ruledPattern, ruledString } from "../schema/Rules.ts"
 
 export const MAX_TOOLS = 128
 export const MAX_STOP = 16
@@ -42,15 +44,18 @@ const Content = Schema.Union([Schema.String, Schema.Array(ContentPart)]).annotat
   message: "must be a string or an array of content parts"
 })
 
-export const ToolCall = Schema.Struct({
+const toolCallFields = {
   id: ruledString("must be a string"),
-  type: Schema.Literal("function").pipe(Schema.withDecodingDefaultKey(Effect.succeed("function" as const))),
   function: Schema.Struct({
     name: ruledString("must be a string"),
     arguments: ruledString("must be a string of JSON text")
   })
-})
+}
+/** A tool call as answers carry it: `type` always there. */
+export const ToolCall = Schema.Struct({ ...toolCallFields, type: Schema.Literal("function") })
 export type ToolCall = typeof ToolCall.Type
+/** A tool call in a request's message: `type` may be left out (filled in after decoding). */
+const WireToolCall = Schema.Struct({ ...toolCallFields, type: optionalKey(Schema.Literal("function")) })
 
 const roleRule = "must be one of system, user, assistant, tool (developer is read as system)"
 const Role = Schema.Literals(["system", "user", "assistant", "tool", "developer"]).annotate({ message: roleRule })
@@ -62,7 +67,7 @@ const MessageFields = Schema.Struct({
   role: optionalKey(Role.annotate({ default: "user" })),
   content: optionalKey(Schema.NullOr(Content)),
   name: optionalKey(ruledString("must be a string")),
-  tool_calls: optionalKey(Schema.Array(ToolCall).annotate({ message: "must be an array of tool calls" })),
+  tool_calls: optionalKey(Schema.Array(WireToolCall).annotate({ message: "must be an array of tool calls" })),
   tool_call_id: optionalKey(ruledString("must be a string")),
   reasoning_content: optionalKey(Schema.NullOr(Schema.String))
 }).annotate({ message: "must be a message object with role and content" })
@@ -92,15 +97,28 @@ const roleRules = Schema.makeFilter<typeof MessageFields.Type>((m) => {
 export const WireMessage = MessageFields.check(roleRules)
 export type WireMessage = typeof WireMessage.Type
 
-/** A message as every backend reads it: a role always, `developer` read as `system`. */
-export type ChatMessage = Omit<WireMessage, "role"> & { readonly role: "system" | "user" | "assistant" | "tool" }
+/** A message as every backend reads it: a role always, `developer` read as `system`, every tool call typed. */
+export type ChatMessage = Omit<WireMessage, "role" | "tool_calls"> & {
+  readonly role: "system" | "user" | "assistant" | "tool"
+  readonly tool_calls?: ReadonlyArray<ToolCall>
+}
 
-const normalRole = (message: WireMessage): boolean => message.role !== undefined && message.role !== "developer"
+const typedCalls = (message: WireMessage): boolean => message.tool_calls === undefined || message.tool_calls.every((c) => c.type !== undefined)
+const normalMessage = (message: WireMessage): boolean =>
+  message.role !== undefined && message.role !== "developer" && typedCalls(message)
 
-/** Messages with their role filled in (user when absent, system for developer); the same array when none needs it. */
+/**
+ * Messages with their role filled in (user when absent, system for developer) and their tool
+ * calls' `type` (function when absent); the same array when none needs it.
+ */
 export const normalizeMessages = (messages: ReadonlyArray<WireMessage>): ReadonlyArray<ChatMessage> => {
-  if (messages.every(normalRole)) return messages as ReadonlyArray<ChatMessage>
-  return messages.map((m): ChatMessage => normalRole(m) ? m as ChatMessage : { ...m, role: m.role === "developer" ? "system" : "user" })
+  if (messages.every(normalMessage)) return messages as ReadonlyArray<ChatMessage>
+  return messages.map((m): ChatMessage => {
+    if (normalMessage(m)) return m as ChatMessage
+    const role = m.role === undefined ? "user" : m.role === "developer" ? "system" : m.role
+    const { tool_calls, ...rest } = m
+    return tool_calls === undefined ? { ...rest, role } : { ...rest, role, tool_calls: tool_calls.map((c) => ({ ...c, type: "function" as const })) }
+  })
 }
 
 // --- tools ------------------------------------------------------------------
@@ -117,9 +135,7 @@ export const FunctionDefinition = Schema.Struct({
 }).annotate({ message: "must be an object with a name" })
 
 export const ToolDefinition = Schema.Struct({
-  type: Schema.Literal("function").annotate({ message: "must be \"function\" (only functions are supported as tools)" }).pipe(
-    Schema.withDecodingDefaultKey(Effect.succeed("function" as const))
-  ),
+  type: Schema.Literal("function").annotate({ message: "must be \"function\" (only functions are supported as tools)" }),
   function: FunctionDefinition
 }).annotate({ message: "must be a tool object {type:\"function\", function:{name, ...}}" })
 export type ToolDefinition = typeof ToolDefinition.Type
@@ -130,19 +146,19 @@ export type ServerTool = typeof SERVER_TOOLS[number]
 
 const toolTypeRule = "must be \"function\", \"web_search\" or \"web_fetch\""
 /** A tool as sent: a client function, or a server tool `{type: "web_search"}` / `{type: "web_fetch"}`. */
+// `type` left out means "function" (read through toolType), not a Schema default: see the top of this file.
 const ToolEntry = Schema.Struct({
-  type: Schema.Literals(["function", ...SERVER_TOOLS]).annotate({ message: toolTypeRule }).pipe(
-    Schema.withDecodingDefaultKey(Effect.succeed("function" as const))
-  ),
+  type: optionalKey(Schema.Literals(["function", ...SERVER_TOOLS]).annotate({ message: toolTypeRule, default: "function" })),
   function: optionalKey(FunctionDefinition)
 }).annotate({ message: "must be a tool object {type:\"function\", function:{name, ...}} or {type:\"web_search\"} or {type:\"web_fetch\"}" }).check(
   Schema.makeFilter((tool) =>
-    tool.type === "function" && tool.function === undefined ? { path: ["function"], issue: "is required for type function" } : undefined
+    toolType(tool) === "function" && tool.function === undefined ? { path: ["function"], issue: "is required for type function" } : undefined
   )
 )
 type ToolEntry = typeof ToolEntry.Type
 
-const functionName = (tool: ToolEntry): string | undefined => (tool.type === "function" ? tool.function?.name : undefined)
+const toolType = (tool: { readonly type?: ToolEntry["type"] }): "function" | ServerTool => tool.type ?? "function"
+const functionName = (tool: ToolEntry): string | undefined => (toolType(tool) === "function" ? tool.function?.name : undefined)
 
 const Tools = Schema.Array(ToolEntry).annotate({ message: `must be an array of at most ${MAX_TOOLS} tools` }).check(
   Schema.isMaxLength(MAX_TOOLS, { message: `must be an array of at most ${MAX_TOOLS} tools` }),
@@ -152,7 +168,7 @@ const Tools = Schema.Array(ToolEntry).annotate({ message: `must be an array of a
       const name = functionName(tools[i]!)
       if (name === undefined) continue
       if (seen.has(name)) return { path: [i, "function", "name"], issue: `duplicates the tool name ${JSON.stringify(name)}` }
-      if ((SERVER_TOOLS as ReadonlyArray<string>).includes(name) && tools.some((t) => t.type === name))
+      if ((SERVER_TOOLS as ReadonlyArray<string>).includes(name) && tools.some((t) => toolType(t) === name))
         return { path: [i, "function", "name"], issue: `is the name of the server tool ${name} also requested` }
       seen.add(name)
     }
@@ -204,26 +220,18 @@ export type ResponseFormat = typeof ResponseFormat.Type
 
 const stopRule = `must be a non-empty string or an array of at most ${MAX_STOP} non-empty strings`
 const StopString = Schema.String.annotate({ message: stopRule }).check(Schema.isMinLength(1, { message: stopRule }))
-/** `stop` as sent (string, array or null), decoded to an array. */
-// The count is checked on the decoded array; `documented` shows it on the array as sent.
-const Stop = Schema.Union([StopString, Schema.Array(StopString).check(documented({ maxItems: MAX_STOP })), Schema.Null]).annotate({ message: stopRule }).pipe(
-  Schema.decodeTo(
-    Schema.Array(Schema.String).check(Schema.isMaxLength(MAX_STOP, { message: stopRule })),
-    {
-      decode: SchemaGetter.transform((s: string | ReadonlyArray<string> | null) =>
-        s === null ? [] : typeof s === "string" ? [s] : s
-      ),
-      encode: SchemaGetter.transform((s: ReadonlyArray<string>) => s)
-    }
-  )
-)
+/** `stop` as sent: a string, an array or null (stopSequences makes it an array). */
+const Stop = Schema.Union([StopString, Schema.Array(StopString).check(Schema.isMaxLength(MAX_STOP, { message: stopRule })), Schema.Null])
+  .annotate({ message: stopRule })
+
+/** The stop sequences of a request's `stop`: none for null or absent, one for a string. */
+export const stopSequences = (stop: typeof Stop.Type | undefined): ReadonlyArray<string> =>
+  stop === undefined || stop === null ? [] : typeof stop === "string" ? [stop] : stop
 
 // --- the request ------------------------------------------------------------
 
-/** The value applied when the key is absent, also shown as `default` in the document. */
-const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
-  // annotateEncoded gives back the same schema (its Rebuild); the cast only restores the generic's name for it.
-  (Schema.annotateEncoded<S>({ default: value })(schema) as S).pipe(Schema.withDecodingDefaultKey(Effect.succeed(value)))
+/** An optional key whose spec default, shown as `default` in the document, toChatRequest applies when it is absent. */
+const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) => optionalKey(schema.annotate({ default: value }))
 
 export const ChatCompletionRequest = Schema.Struct({
   messages: Schema.Array(WireMessage).annotate({ message: "must be a non-empty array of messages" }).check(
@@ -263,7 +271,7 @@ export const ChatCompletionRequest = Schema.Struct({
       if (!names.includes(choice.function.name))
         return { path: ["tool_choice", "function", "name"], issue: `names no tool in tools (${JSON.stringify(choice.function.name)})` }
     }
-    if (choice === "required" && (r.tools === undefined || !r.tools.some((t) => t.type === "function")))
+    if (choice === "required" && (r.tools === undefined || !r.tools.some((t) => toolType(t) === "function")))
       return { path: ["tool_choice"], issue: "is \"required\" but no tools are given" }
     return undefined
   }, { identifier: "ChatCompletionRequest" }) // the name of the checked schema: a component of /openapi.json
@@ -292,10 +300,17 @@ export interface GroundingInput {
  * resolved, one `max_tokens` (max_completion_tokens folded in), and only the
  * client's function tools in `tools` (server tools are in `serverTools`).
  */
-export interface ChatRequest extends Omit<ChatCompletionRequest, "messages" | "model" | "max_tokens" | "max_completion_tokens" | "tools"> {
+export interface ChatRequest extends Omit<ChatCompletionRequest, "messages" | "model" | "max_tokens" | "max_completion_tokens" | "tools" | DefaultedField | "stream"> {
   readonly messages: ReadonlyArray<ChatMessage>
   readonly model: string
   readonly max_tokens: number
+  readonly frequency_penalty: number
+  readonly n: number
+  readonly stop: ReadonlyArray<string>
+  readonly stream: boolean
+  readonly temperature: number
+  readonly top_k: number
+  readonly top_p: number
   readonly tools?: ReadonlyArray<ToolDefinition>
   /** Server tools asked for in `tools` ({type: "web_search"} and {type: "web_fetch"}). */
   readonly serverTools?: ReadonlyArray<ServerTool>
@@ -322,20 +337,29 @@ export const defaultedFieldsOf = (body: unknown): ReadonlyArray<DefaultedField> 
 
 /** `sent`: the body as the client sent it (before decoding), to tell the spec's defaults from the client's values. */
 export const toChatRequest = (body: ChatCompletionRequest, model: string, sent?: unknown): ChatRequest => {
-  const { max_completion_tokens, max_tokens, model: _model, tools, messages, ...rest } = body
+  const { max_completion_tokens, max_tokens, model: _model, tools, messages, stop, ...rest } = body
   const request: ChatRequest = {
     ...rest,
     messages: normalizeMessages(messages),
     model,
+    // The spec's defaults for what the client left out (defaultedFieldsOf says which those were).
+    frequency_penalty: rest.frequency_penalty ?? chatDefaults.frequency_penalty,
     max_tokens: max_tokens ?? max_completion_tokens ?? chatDefaults.max_tokens,
+    n: rest.n ?? chatDefaults.n,
+    stop: stopSequences(stop),
+    stream: rest.stream ?? chatDefaults.stream,
+    temperature: rest.temperature ?? chatDefaults.temperature,
+    top_k: rest.top_k ?? chatDefaults.top_k,
+    top_p: rest.top_p ?? chatDefaults.top_p,
     ...(sent === undefined ? {} : { defaulted: defaultedFieldsOf(sent) })
   }
   if (tools === undefined) return request
   const functions: Array<ToolDefinition> = []
   const server: Array<ServerTool> = []
   for (const tool of tools) {
-    if (tool.type === "function") functions.push({ type: "function", function: tool.function! })
-    else if (!server.includes(tool.type)) server.push(tool.type)
+    const type = toolType(tool)
+    if (type === "function") functions.push({ type: "function", function: tool.function! })
+    else if (!server.includes(type)) server.push(type)
   }
   return { ...request, ...(functions.length > 0 || server.length === 0 ? { tools: functions } : {}), ...(server.length > 0 ? { serverTools: server } : {}) }
 }

@@ -41,7 +41,7 @@ const bodies = [
   { name: "agent turn", text: JSON.stringify({ model: "m", messages: agentMessages, tools, tool_choice: "auto", temperature: 0.2, stream: true }) }
 ]
 
-const decode = decoderFor(ChatCompletionRequest, "request body")
+const decode = decoderFor(ChatCompletionRequest, "request body", { compiled: true })
 const ajv = new Ajv2020({ strict: false })
 ajv.addSchema({ ...OpenApi.fromApi(PeriscopeApi), $id: "openapi.json" })
 const ajvValidate = ajv.getSchema("openapi.json#/components/schemas/ChatCompletionRequest")!

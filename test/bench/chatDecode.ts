@@ -1,9 +1,9 @@
 /**
  * What validating a chat request costs, per request, side by side with Ajv (a compiled JSON
  * Schema validator) checking the same body against the request schema of our own OpenAPI
- * document. Ajv only answers valid or not; Periscope's decoder also applies the defaults and
- * names the field and the rule on a bad input, so this is the distance to a compiled check,
- * not a like-for-like race. Two bodies: the one test/bench/http.ts sends (2 messages), and an
+ * document. Ajv only answers valid or not; Periscope's decoder (compiled by Effect's schema JIT,
+ * as the server decodes request bodies) also gives the typed request and names the field and
+ * the rule on a bad input, so this is the distance to a compiled check, not a like-for-like race. Two bodies: the one test/bench/http.ts sends (2 messages), and an
  * agent's turn (31 messages with tool calls and results, 8 tools).
  *
  *   node test/bench/chatDecode.ts [--rounds 15]

@@ -10,10 +10,11 @@ import { FetchHttpClient } from "effect/http"
 import { Cause, Duration, Effect, Exit, FileSystem, Layer, ManagedRuntime, Result, Stream } from "effect"
 import { ApiError, statusOf, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
 import { chatRequestOf, completeChat, streamChat } from "../../core/api/ChatHandlers.ts"
+import { decodeSearchRequest } from "../../core/api/SearchHandlers.ts"
 import { fromFederationError, internalError } from "../../core/api/DomainErrors.ts"
 import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
 import { makeBodyDecoder } from "../../core/api/JsonBody.ts"
-import { SearchRequest as SearchRequestSchema } from "../../core/api/SearchWire.ts"
+import type { SearchRequest as SearchQuery, SearchRequest as SearchRequestSchema } from "../../core/api/SearchWire.ts"
 import { FederatedSearch } from "../../core/search/FederatedSearch.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { setupKeys } from "../../core/app/KeySetup.ts"
@@ -119,7 +120,6 @@ const searchChoiceOf = (search: PeriscopeOptions["search"]): SearchChoice => {
 /** In-process there are no files to read: the caller hands over bytes and documents. */
 const embedPlatform = Layer.mergeAll(FileSystem.layerNoop({}), FetchHttpClient.layer, PageFetcher.layerFetch())
 
-const decodeSearch = makeBodyDecoder(SearchRequestSchema)
 const decodeChat = makeBodyDecoder(ChatCompletionRequestSchema)
 
 const run = <A>(runtime: ManagedRuntime.ManagedRuntime<AppServices, never>, effect: Effect.Effect<A, ApiError, AppServices>): Promise<A> =>
@@ -157,8 +157,8 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
   const runtime = ManagedRuntime.make(services, { memoMap })
   const web = makeWebHandler(services, { memoMap })
 
-  const search = <A>(input: unknown, f: (q: typeof SearchRequestSchema.Type) => Effect.Effect<A, ApiError, AppServices>) =>
-    run(runtime, Effect.flatMap(decoded(decodeSearch(input)), f))
+  const search = <A>(input: unknown, f: (q: SearchQuery) => Effect.Effect<A, ApiError, AppServices>) =>
+    run(runtime, Effect.flatMap(decoded(decodeSearchRequest(input)), f))
 
   const decodeChatInput = (input: unknown) =>
     Effect.gen(function*() {

@@ -6,7 +6,7 @@
  * webFetch: decode the body, ask WebFetch, answer the page in the same envelope;
  * its failures get a status and exception.type per reason (FetchWire).
  */
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { FederatedSearch, type SourceSelectionError } from "../search/FederatedSearch.ts"
@@ -19,9 +19,11 @@ import { fromFederationError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { fetchErrorResponse, FetchRequestBody } from "./FetchWire.ts"
 import { decodeJsonBody, decodeJsonText, makeBodyDecoder, readJsonText, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
-import { SearchRequest, successEnvelope, successEnvelopeWith } from "./SearchWire.ts"
+import { SearchRequest, successEnvelope, successEnvelopeWith, toSearchQuery } from "./SearchWire.ts"
 
-const decodeSearchRequest = makeBodyDecoder(SearchRequest)
+const decodeSearchBody = makeBodyDecoder(SearchRequest)
+/** A search body decoded into the search the backends run. */
+export const decodeSearchRequest = (input: unknown) => Result.map(decodeSearchBody(input), toSearchQuery)
 const decodeFetchRequest = makeBodyDecoder(FetchRequestBody)
 const renderError = (error: ApiError) => Effect.succeed(errorAnswer("search", error))
 /** Written directly: the data's types already match the contract's schema, and encoding it again costs a third of the request. */

@@ -2,10 +2,10 @@
  * Wire schemas of the two search endpoints: the request body (spec 2.1 with
  * our rules) and the success envelope (spec 2.2) around the domain data.
  */
-import { Effect, Schema, SchemaGetter } from "effect"
+import { Schema } from "effect"
 import { SearchOptionFields } from "../search/SearchOptions.ts"
 import { ImageResult, WebSearchData } from "../search/SearchResult.ts"
-import { documented, ruledNumber } from "../schema/Rules.ts"
+import { ruledNumber } from "../schema/Rules.ts"
 
 export const MAX_KEYWORDS_LENGTH = 1000
 export const MAX_NUM = 100
@@ -13,28 +13,38 @@ export const MAX_NUM = 100
 const keywordsRule = `must be a non-empty string of at most ${MAX_KEYWORDS_LENGTH} characters`
 
 /**
- * `keywords` is trimmed on decode; empty after trimming is refused. The length
- * rule applies to the trimmed text, so the document states it on the string as
- * sent (a non-space character, at most MAX_KEYWORDS_LENGTH).
+ * `keywords` counts trimmed: empty after trimming is refused, and the length rule applies to
+ * the trimmed text, so the document states it on the string as sent (a non-space character,
+ * at most MAX_KEYWORDS_LENGTH). The check reads the trimmed length and toSearchQuery trims: a
+ * Schema transformation (or decoding default) would keep Effect's schema JIT from compiling
+ * the request (core/schema/Decode.ts).
  */
-const Keywords = Schema.String.annotate({ message: keywordsRule, description: `Search keywords; ${keywordsRule} once trimmed.` }).pipe(
-  Schema.check(documented<string>({ minLength: 1, maxLength: MAX_KEYWORDS_LENGTH, pattern: "\\S" })),
-  Schema.decode({ decode: SchemaGetter.transform((s: string) => s.trim()), encode: SchemaGetter.transform((s: string) => s) }),
-  Schema.check(
-    Schema.isMinLength(1, { message: keywordsRule }),
-    Schema.isMaxLength(MAX_KEYWORDS_LENGTH, { message: keywordsRule })
-  )
+const Keywords = Schema.String.annotate({ message: keywordsRule, description: `Search keywords; ${keywordsRule} once trimmed.` }).check(
+  Schema.makeFilter((s: string) => {
+    const length = s.trim().length
+    return length >= 1 && length <= MAX_KEYWORDS_LENGTH ? undefined : keywordsRule
+  }, { toJsonSchema: () => ({ minLength: 1, maxLength: MAX_KEYWORDS_LENGTH, pattern: "\\S" }) })
 )
 
+export const DEFAULT_NUM = 10
+
+/** The search request as sent (its schema: what the document shows and the decoder checks). */
 export const SearchRequest = Schema.Struct({
   keywords: Keywords,
-  num: ruledNumber(`must be an integer from 1 to ${MAX_NUM}`, { integer: true, min: 1, max: MAX_NUM }).annotate({ default: 10 }).pipe(
-    Schema.withDecodingDefaultKey(Effect.succeed(10))
-  ),
+  num: Schema.optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_NUM}`, { integer: true, min: 1, max: MAX_NUM }).annotate({ default: DEFAULT_NUM })),
   /** Optional: freshness, language, region, safeSearch, sources, explain (live web search). */
   ...SearchOptionFields
 }).annotate({ identifier: "SearchRequest", message: "must be a JSON object with keywords and optional num" })
-export type SearchRequest = typeof SearchRequest.Type
+
+/** A search as the backends run it: keywords trimmed, `num` defaulted. */
+export type SearchRequest = Omit<typeof SearchRequest.Type, "num"> & { readonly num: number }
+
+/** The decoded request as a search: keywords trimmed, `num` 10 when left out. */
+export const toSearchQuery = (request: typeof SearchRequest.Type): SearchRequest => ({
+  ...request,
+  keywords: request.keywords.trim(),
+  num: request.num ?? DEFAULT_NUM
+})
 
 const envelope = <S extends Schema.Top>(identifier: string, data: S) =>
   Schema.Struct({

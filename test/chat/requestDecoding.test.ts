@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest"
 import { ChatCompletionRequest, chatDefaults, toChatRequest } from "../../core/chat/ChatRequest.ts"
 import { decoderFor } from "../../core/schema/Decode.ts"
 import { seeded } from "../index/support.ts"
+import { expectSameAnswers, randomBody } from "../support/decoderEquivalence.ts"
 
 const compiled = decoderFor(ChatCompletionRequest, "request body", { compiled: true })
 const interpreted = decoderFor(ChatCompletionRequest, "request body")
@@ -74,28 +75,11 @@ const fields: Record<string, () => unknown> = {
   extra_field: () => pick([1, "kept out"])
 }
 
-const body = (): Record<string, unknown> => {
-  const out: Record<string, unknown> = { model: "m", messages: [{ role: "user", content: "hello" }] }
-  for (let changes = Math.floor(random() * 4); changes > 0; changes--) {
-    const key = pick(Object.keys(fields))
-    if (random() < 0.1) delete out[key]
-    else out[key] = fields[key]!()
-  }
-  return out
-}
+const body = () => randomBody(random, { model: "m", messages: [{ role: "user", content: "hello" }] }, fields)
 
 describe("the compiled chat request decoder", () => {
   it("answers as the interpreter does on 3,000 random bodies, valid and invalid", () => {
-    let valid = 0
-    for (let i = 0; i < 3000; i++) {
-      const input = body()
-      const fast = compiled(input)
-      expect(JSON.stringify(fast), JSON.stringify(input)).toBe(JSON.stringify(interpreted(input)))
-      if (fast._tag === "Success") valid++
-    }
-    // Both sides of the decoder were exercised.
-    expect(valid).toBeGreaterThan(600)
-    expect(valid).toBeLessThan(2400)
+    expectSameAnswers(compiled, interpreted, body, 3000)
   })
 
   it("leaves the spec defaults to toChatRequest, which applies them and makes stop an array", () => {

@@ -9,11 +9,10 @@
 import { FetchHttpClient } from "effect/http"
 import { Cause, Duration, Effect, Exit, FileSystem, Layer, ManagedRuntime, Result, Stream } from "effect"
 import { ApiError, statusOf, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
-import { chatRequestOf, completeChat, streamChat } from "../../core/api/ChatHandlers.ts"
+import { chatRequestOf, completeChat, decodeChatRequest, streamChat } from "../../core/api/ChatHandlers.ts"
 import { decodeSearchRequest } from "../../core/api/SearchHandlers.ts"
 import { fromFederationError, internalError } from "../../core/api/DomainErrors.ts"
 import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
-import { makeBodyDecoder } from "../../core/api/JsonBody.ts"
 import type { SearchRequest as SearchQuery, SearchRequest as SearchRequestSchema } from "../../core/api/SearchWire.ts"
 import { FederatedSearch } from "../../core/search/FederatedSearch.ts"
 import { appLayer } from "../../core/app/Application.ts"
@@ -30,7 +29,7 @@ import { settingsOf } from "../../core/config/Settings.ts"
 import type { ChatCompletionChunk, ChatCompletionResponse } from "../../core/chat/ChatCompletion.ts"
 import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
 import { ChatModel } from "../../core/chat/ChatModel.ts"
-import { ChatCompletionRequest as ChatCompletionRequestSchema } from "../../core/chat/ChatRequest.ts"
+import type { ChatCompletionRequest as ChatCompletionRequestSchema } from "../../core/chat/ChatRequest.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
 import { ImageSearch } from "../../core/search/ImageSearch.ts"
@@ -120,7 +119,6 @@ const searchChoiceOf = (search: PeriscopeOptions["search"]): SearchChoice => {
 /** In-process there are no files to read: the caller hands over bytes and documents. */
 const embedPlatform = Layer.mergeAll(FileSystem.layerNoop({}), FetchHttpClient.layer, PageFetcher.layerFetch())
 
-const decodeChat = makeBodyDecoder(ChatCompletionRequestSchema)
 
 const run = <A>(runtime: ManagedRuntime.ManagedRuntime<AppServices, never>, effect: Effect.Effect<A, ApiError, AppServices>): Promise<A> =>
   runtime.runPromiseExit(effect).then((exit) => {
@@ -163,7 +161,7 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
   const decodeChatInput = (input: unknown) =>
     Effect.gen(function*() {
       const chat = yield* ChatGateway
-      const body = yield* decoded(decodeChat(input))
+      const body = yield* decoded(decodeChatRequest(input))
       return { chat, request: chatRequestOf(chat, body, input) }
     })
 

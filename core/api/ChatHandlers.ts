@@ -14,7 +14,8 @@ import { fromChatError, internalError } from "./DomainErrors.ts"
 import { CHAT_BODY_LIMIT, decodeJsonText, makeBodyDecoder, readJsonText } from "./JsonBody.ts"
 import { ServerLifecycle, ServerOptions } from "./ServerOptions.ts"
 
-const decodeChatRequest = makeBodyDecoder(ChatCompletionRequest)
+/** A chat body decoded (the spec defaults are applied later, by chatRequestOf). */
+export const decodeChatRequest = makeBodyDecoder(ChatCompletionRequest)
 const renderError = (error: ApiError) => Effect.succeed(errorAnswer("chat", error))
 
 /** Spec 2.6: the first choice's tool calls are repeated at the top level. */

@@ -42,14 +42,15 @@ export const decoderFor = <S extends Schema.Codec<any, any, never, never>>(
     return Result.isSuccess(result) ? Result.succeed(result.success) : Result.fail(fromSchemaIssue(result.failure.issue, input, root))
   }
   if (options?.compiled !== true) return detailed
-  // The compiled decoder answers a valid input without Effect's runtime; an invalid one (it
-  // throws) is decoded again by the interpreter, for the issue that names the field and the rule.
+  // The compiled decoder answers a valid input without Effect's runtime. For an invalid one it
+  // runs the interpreter itself and throws a SchemaError with the issue (naming the field and
+  // the rule): that issue is used, not found a second time.
   const compiled = Schema.decodeUnknownSync(schema, parseOptions)
   return (input: unknown): Result.Result<S["Type"], InvalidInput> => {
     try {
       return Result.succeed(compiled(input))
-    } catch {
-      return detailed(input)
+    } catch (error) {
+      return Schema.isSchemaError(error) ? Result.fail(fromSchemaIssue(error.issue, input, root)) : detailed(input)
     }
   }
 }

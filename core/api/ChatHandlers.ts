@@ -77,7 +77,7 @@ export const commitStream = Effect.fnUntraced(function*(events: Stream.Stream<Se
   return yield* commitIn(events, wait, scope).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
 })
 
-// Defined once, not per stream: a generator function made per call costs about 2.5 µs (test/bench/effectGen.ts).
+// Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
 const commitIn = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>, wait: Duration.Duration, scope: Scope.Closeable) {
   const pull = yield* Stream.toPull(events).pipe(Scope.provide(scope))
   const first = yield* Effect.forkIn(pull, scope)
@@ -124,7 +124,7 @@ const endingAt = (events: Stream.Stream<SequencedEvent>, end: Effect.Effect<void
  */
 export const makeChatAnswer = (chat: ChatGateway["Service"]) => (text: string): Effect.Effect<Answer> => answerChat(chat, text)
 
-// Defined once: a generator function made per request cost about 2.5 µs (test/bench/effectGen.ts).
+// Defined once: a generator function made per request costs 1-4 µs more (test/bench/effectGen.ts).
 const answerChat = Effect.fnUntraced(
   function*(chat: ChatGateway["Service"], text: string): Effect.fn.Return<Answer, ApiError> {
     // The body as sent travels along: which fields the client set decides what an upstream is sent.

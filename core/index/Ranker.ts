@@ -12,6 +12,7 @@
  * before it is scored.
  */
 import { blockSize, endOfPostings, type InvertedIndex, PostingCursor } from "./InvertedIndex.ts"
+import { maxMaskedTerms } from "./TermPresence.ts"
 import { TopK } from "./TopK.ts"
 
 export interface QueryTerm {
@@ -46,6 +47,11 @@ export interface RankedDocuments {
   readonly scores: Float64Array
   /** True when every matching document was seen (fewer than k matched). */
   readonly complete: boolean
+  /**
+   * Per document, a mask of the query's terms (bit i: terms[i]) present in field `field`,
+   * when ranking read them anyway (proximity re-ranking of every document returned).
+   */
+  readonly termsIn?: { readonly field: number; readonly masks: Uint32Array } | undefined
 }
 
 const emptyRanking: RankedDocuments = { docs: new Int32Array(0), scores: new Float64Array(0), complete: true }
@@ -490,6 +496,8 @@ export const rerankByProximity = (
   const occurrences = new Float64Array(maxOccurrences)
   const accumulated = new Float64Array(terms.length)
   const termBits = 256
+  // Which terms each document holds in this field comes for free here; snippets use it.
+  const masks = depth === ranked.docs.length && terms.length <= maxMaskedTerms ? new Uint32Array(depth) : undefined
   for (const i of byDoc) {
     const doc = ranked.docs[i]!
     let count = 0
@@ -497,6 +505,7 @@ export const rerankByProximity = (
       const cursor = cursors[j]!
       cursor.advance(doc)
       if (cursor.doc !== doc) continue
+      if (masks !== undefined && cursor.tf(field) > 0) masks[i]! |= 1 << j
       const { positions, count: n } = cursor.positionsIn(field, scratch)
       scratch = positions
       for (let p = 0; p < n && count < maxOccurrences; p++) occurrences[count++] = positions[p]! * termBits + j
@@ -532,9 +541,11 @@ export const rerankByProximity = (
   order.sort((a, b) => scores[b]! - scores[a]! || ranked.docs[a]! - ranked.docs[b]!)
   const docs = Int32Array.from(ranked.docs)
   const out = Float64Array.from(ranked.scores)
+  const reordered = masks === undefined ? undefined : new Uint32Array(depth)
   order.forEach((from, to) => {
     docs[to] = ranked.docs[from]!
     out[to] = scores[from]!
+    if (reordered !== undefined) reordered[to] = masks![from]!
   })
-  return { docs, scores: out, complete: ranked.complete }
+  return { docs, scores: out, complete: ranked.complete, termsIn: reordered === undefined ? undefined : { field, masks: reordered } }
 }

@@ -11,6 +11,7 @@ import { type ParsedQuery, parseQuery, type SiteFilter } from "./QueryParser.ts"
 import { type CompiledQuery, type Phrase, proximityDepth, type RankedDocuments, rankTopK, rerankByProximity } from "./Ranker.ts"
 import { makeSnippet, type SnippetTerms } from "./Snippet.ts"
 import type { StoredFields } from "./StoredFields.ts"
+import { termsInField } from "./TermPresence.ts"
 import { reversedHost } from "./UrlNormalizer.ts"
 
 /** Stored page fields, in record order. */
@@ -87,6 +88,18 @@ interface Plan {
   readonly snippet: () => SnippetTerms
 }
 
+const noSnippetTerms: SnippetTerms = { weights: new Map() }
+
+/** The snippet words whose bits are set (bit i: the i-th word in the map's order); the same object when all are. */
+const termsWithBits = (terms: SnippetTerms, bits: number): SnippetTerms => {
+  if (bits === 0) return noSnippetTerms
+  if (bits === 2 ** terms.weights.size - 1) return terms
+  const weights = new Map<string, number>()
+  let i = 0
+  for (const [term, weight] of terms.weights) if ((bits >>> i++) & 1) weights.set(term, weight)
+  return { weights }
+}
+
 const clampLimit = (limit: number): number =>
   typeof limit === "number" && Number.isFinite(limit) ? Math.max(0, Math.min(maxResults, Math.floor(limit))) : 0
 
@@ -95,6 +108,8 @@ export class SearchIndex {
   readonly documentCount: number
   readonly imageCount: number
   private readonly analyzer: Analyzer
+  /** The pages' field that indexes their text (-1 when its weight is 0 and it is not indexed). */
+  private readonly bodyField: number
   private hostKeys: Array<string> | undefined
 
   constructor(parts: SearchIndexParts) {
@@ -102,6 +117,7 @@ export class SearchIndex {
     this.documentCount = parts.web.documentCount
     this.imageCount = parts.images.documentCount
     this.analyzer = new Analyzer({ stemming: parts.options.stemming, cacheSize: 20_000 })
+    this.bodyField = parts.web.meta.fields.findIndex((f) => f.name === "body")
   }
 
   get options(): ResolvedEngineOptions {
@@ -115,15 +131,22 @@ export class SearchIndex {
     const plan = n === 0 ? undefined : this.plan(this.parts.web, parseQuery(keywords), false)
     if (plan === undefined) return { query: keywords, hits: [] }
     const pages = this.parts.pages
-    const { docs } = this.retrieve(this.parts.web, plan.query, n, this.parts.pageCluster)
-    const snippetTerms = docs.length > 0 ? plan.snippet() : { weights: new Map<string, number>() }
-    const hits = Array.from(docs, (doc): PageHit => {
+    const { docs, termsIn } = this.retrieve(this.parts.web, plan.query, n, this.parts.pageCluster)
+    const snippetTerms = docs.length > 0 ? plan.snippet() : noSnippetTerms
+    // The words each page's text holds (the body field is its text): a snippet need not look for the others.
+    const inText = docs.length === 0 || this.bodyField < 0
+      ? undefined
+      : termsIn?.field === this.bodyField
+      ? termsIn.masks
+      : termsInField(this.parts.web, plan.query.terms.map((t) => t.termId), docs, this.bodyField)
+    const hits = Array.from(docs, (doc, i): PageHit => {
       const link = pages.get(doc, PageField.Url)
       const date = pages.get(doc, PageField.Date)
+      const terms = inText === undefined ? snippetTerms : termsWithBits(snippetTerms, inText[i]!)
       return {
         title: pages.get(doc, PageField.Title) || link,
         link,
-        snippet: makeSnippet(this.analyzer, pages.get(doc, PageField.Text), snippetTerms),
+        snippet: makeSnippet(this.analyzer, pages.get(doc, PageField.Text), terms),
         date: date.length > 0 ? date : null
       }
     })
@@ -357,7 +380,8 @@ export class SearchIndex {
     const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster)
     const reranked = rerankByProximity(index, query, ranked, proximity)
     if (reranked.docs.length <= k) return reranked
-    return { docs: reranked.docs.subarray(0, k), scores: reranked.scores.subarray(0, k), complete: false }
+    const termsIn = reranked.termsIn === undefined ? undefined : { field: reranked.termsIn.field, masks: reranked.termsIn.masks.subarray(0, k) }
+    return { docs: reranked.docs.subarray(0, k), scores: reranked.scores.subarray(0, k), complete: false, termsIn }
   }
 }
 

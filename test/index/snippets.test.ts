@@ -54,6 +54,24 @@ describe("snippets", () => {
     expect(snippet.length).toBeLessThanOrEqual(300)
   })
 
+  it("do not change for a query word the page has only in its title", () => {
+    // The first window holding every word the text has is the snippet; a word the text lacks
+    // must not send the scan on to a later window (here one with the words repeated).
+    const text = `${filler(60)} kernel scheduler ${filler(100)} kernel scheduler kernel scheduler ${filler(60)}`
+    const plain = snippetOf(text, "kernel scheduler", "Zeppelin notes")
+    expect(plain).toContain("kernel scheduler")
+    expect(plain).not.toContain("kernel scheduler kernel")
+    expect(snippetOf(text, "kernel scheduler zeppelin", "Zeppelin notes")).toBe(plain)
+    // Several results: the words each text has come from proximity re-ranking's reading of the postings.
+    const pages = [
+      { url: "https://s.example/a", title: "Zeppelin notes", text },
+      { url: "https://s.example/b", title: "Zeppelin flights", text: `${filler(30)} kernel scheduler ${filler(30)}` },
+      { url: "https://s.example/c", title: "Airships", text: `zeppelin kernel ${filler(40)} scheduler` }
+    ]
+    const hit = (query: string) => buildIndex(pages).search(query, 10).hits.find((h) => h.link === "https://s.example/a")!.snippet
+    expect(hit("kernel scheduler zeppelin")).toBe(hit("kernel scheduler"))
+  })
+
   it("hold a short text whole", () => {
     expect(snippetOf("A short page about owls.", "owls")).toBe("A short page about owls.")
   })

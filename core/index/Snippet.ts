@@ -124,10 +124,48 @@ const sentenceStartBefore = (text: string, i: number, reach: number): number => 
 
 /** Plain text of text[start, end): whitespace collapsed, control characters dropped, ellipses where cut. */
 const finish = (text: string, start: number, end: number): string => {
-  // eslint-disable-next-line no-control-regex
-  let body = text.slice(start, end).replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, "").replace(/\s+/g, " ").trim()
+  let body = plainText(text, start, end)
   if (body.length > snippetMax - 2) body = body.slice(0, snippetMax - 2)
   const prefix = start > 0 ? ellipsis : ""
   const suffix = end < text.length ? ellipsis : ""
   return `${prefix}${body}${suffix}`
+}
+
+/** What JavaScript's `\s` matches. */
+const isJsSpace = (c: number): boolean =>
+  c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+
+/** Neither whitespace nor a control character (C0 other than whitespace, or DEL). */
+const isVisible = (c: number): boolean => c > 32 && c !== 127 && (c < 0xa0 || !isJsSpace(c))
+
+/**
+ * text[start, end) with control characters dropped, each run of whitespace made one space, and
+ * trimmed: `slice().replace(/[\0-\x08\x0e-\x1f\x7f]/g, "").replace(/\s+/g, " ").trim()` in one
+ * pass, at about a third of the regular expressions' time (a tenth of a query's time went there).
+ */
+export const plainText = (text: string, start: number, end: number): string => {
+  let out = ""
+  let from = -1 // start of the run of text being kept, -1 between runs
+  let space = false // whitespace seen since the last kept character
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i)
+    if (isVisible(c)) {
+      if (from < 0) {
+        if (space && out.length > 0) out += " "
+        space = false
+        from = i
+      }
+      continue
+    }
+    // A single space between two kept characters stays inside the run: most text is one slice.
+    if (c === 32 && from >= 0 && i + 1 < end && isVisible(text.charCodeAt(i + 1))) continue
+    if (from >= 0) {
+      out += text.slice(from, i)
+      from = -1
+    }
+    if (isJsSpace(c)) space = true
+  }
+  if (from >= 0) out += text.slice(from, end)
+  return out
 }

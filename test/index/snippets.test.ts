@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import { plainText } from "../../core/index/Snippet.ts"
 import { buildIndex, seeded } from "./support.ts"
 
 const random = seeded(11)
@@ -70,6 +71,19 @@ describe("snippets", () => {
     ]
     const hit = (query: string) => buildIndex(pages).search(query, 10).hits.find((h) => h.link === "https://s.example/a")!.snippet
     expect(hit("kernel scheduler zeppelin")).toBe(hit("kernel scheduler"))
+  })
+
+  it("make plain text as the regular expressions would, in one pass", () => {
+    // eslint-disable-next-line no-control-regex
+    const reference = (t: string) => t.replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, "").replace(/\s+/g, " ").trim()
+    const pieces = ["a", "Zb", "é", "検", "😀", " ", " ", "  ", "\t", "\n", "\r\n", "\u000b", "\u000c", "\u00a0", "\u1680", "\u2003", "\u2028", "\u202f", "\u3000", "\ufeff", "\u0000", "\u0007", "\u001c", "\u001f", "\u007f", "\u0085", "\u200b"]
+    const pick = seeded(5)
+    for (let n = 0; n < 3000; n++) {
+      const text = Array.from({ length: 1 + Math.floor(pick() * 24) }, () => pieces[Math.floor(pick() * pieces.length)]!).join("")
+      const start = Math.floor(pick() * 3)
+      const end = text.length - Math.floor(pick() * 3)
+      expect(plainText(text, start, Math.max(start, end)), JSON.stringify(text)).toBe(reference(text.slice(start, Math.max(start, end))))
+    }
   })
 
   it("hold a short text whole", () => {

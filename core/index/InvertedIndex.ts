@@ -89,6 +89,13 @@ export class InvertedIndex {
   readonly termCount: number
   /** normTable of this index's fields, b and average lengths. */
   readonly norms: Float64Array
+  /**
+   * Decoding buffers of closed cursors, for the next ones: a query opens about ten cursors, and
+   * typed arrays live outside V8's heap, so allocating a cursor's two cost more than decoding a block.
+   */
+  private readonly spareBuffers: Array<CursorBuffers> = []
+  /** The UTF-8 bytes of the term being looked up (grown when a term needs more). */
+  private keyBytes = new Uint8Array(64)
 
   constructor(meta: InvertedIndexMeta, arrays: InvertedIndexArrays) {
     this.meta = meta
@@ -109,7 +116,9 @@ export class InvertedIndex {
 
   /** Term id of an analysed term, or -1 when no document has it. Binary search over UTF-8 bytes. */
   lookup(term: string): number {
-    const key = utf8.encode(term)
+    if (this.keyBytes.length < term.length * 3) this.keyBytes = new Uint8Array(term.length * 3)
+    const key = this.keyBytes
+    const keyLength = utf8.encodeInto(term, key).written
     const { termBytes, termOffsets } = this.arrays
     let lo = 0
     let hi = this.termCount - 1
@@ -117,7 +126,7 @@ export class InvertedIndex {
       const mid = (lo + hi) >>> 1
       const start = termOffsets[mid]!
       const length = termOffsets[mid + 1]! - start
-      const common = Math.min(length, key.length)
+      const common = Math.min(length, keyLength)
       let cmp = 0
       for (let i = 0; i < common; i++) {
         const d = termBytes[start + i]! - key[i]!
@@ -126,7 +135,7 @@ export class InvertedIndex {
           break
         }
       }
-      if (cmp === 0) cmp = length - key.length
+      if (cmp === 0) cmp = length - keyLength
       if (cmp === 0) return mid
       if (cmp < 0) lo = mid + 1
       else hi = mid - 1
@@ -146,11 +155,29 @@ export class InvertedIndex {
     return ((k1 + 1) * tfn) / (k1 + tfn)
   }
 
+  /** Buffers for a new cursor: a closed cursor's, or new ones. */
+  takeCursorBuffers(): CursorBuffers {
+    return this.spareBuffers.pop() ?? { docs: new Int32Array(blockSize), tfs: new Int32Array(blockSize * this.fieldCount) }
+  }
+
+  /** Takes back a closed cursor's buffers (a few dozen are kept: more cursors than that are never open at once). */
+  returnCursorBuffers(buffers: CursorBuffers): void {
+    if (this.spareBuffers.length < maxSpareBuffers) this.spareBuffers.push(buffers)
+  }
+
   /** The term's text (for diagnostics and rebuilds). */
   termText(termId: number): string {
     const { termBytes, termOffsets } = this.arrays
     return utf8Decoder.decode(termBytes.subarray(termOffsets[termId]!, termOffsets[termId + 1]!))
   }
+}
+
+const maxSpareBuffers = 64
+
+/** A cursor's decoded block: documents, and term frequencies per field. */
+export interface CursorBuffers {
+  readonly docs: Int32Array
+  readonly tfs: Int32Array
 }
 
 /**
@@ -179,8 +206,10 @@ export class PostingCursor {
   private block = -1
   private blockLength = 0
   private at = 0
-  private readonly docs = new Int32Array(blockSize)
+  private readonly buffers: CursorBuffers
+  private readonly docs: Int32Array
   private readonly tfs: Int32Array
+  private closed = false
   // Positions: byte offset of the current block's positions, and a forward walker inside it.
   private positionsStart = 0
   private walkIndex = 0
@@ -196,13 +225,23 @@ export class PostingCursor {
     this.lengths = a.docLengths
     this.fields = index.fieldCount
     this.k1 = index.meta.k1
-    this.tfs = new Int32Array(blockSize * this.fields)
+    this.buffers = index.takeCursorBuffers()
+    this.docs = this.buffers.docs
+    this.tfs = this.buffers.tfs
     this.firstBlock = a.termFirstBlock[termId]!
     this.blockCount = this.firstBlock < 0 ? 1 : Math.ceil(this.df / blockSize)
     this.weight = queryWeight * index.idf(termId)
     this.scale = this.weight * (this.k1 + 1)
     this.maxScore = this.weight * index.saturate(a.termMaxTfn[termId]!)
     this.loadBlock(0)
+  }
+
+  /** Gives the cursor's buffers back to the index for the next cursor; the cursor must not be used after. */
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.doc = endOfPostings
+    this.index.returnCursorBuffers(this.buffers)
   }
 
   /** Moves to the next posting. */

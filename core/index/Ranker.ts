@@ -62,13 +62,21 @@ export const rankTopK = (index: InvertedIndex, query: CompiledQuery, k: number, 
   if (limit <= 0 || query.terms.length === 0) return emptyRanking
   const heap = new TopK(limit, cluster)
   const cursors = query.terms.map((t) => new PostingCursor(index, t.termId, t.weight))
-  const filter = makeFilter(index, query)
-  const requiredIds = new Set<number>(query.requiredTermIds)
-  for (const phrase of query.phrases) for (const id of phrase.termIds) requiredIds.add(id)
-  if (requiredIds.size === 0) maxScore(cursors, heap, filter, query.skipTo, primedThreshold(index, query, cursors, limit, cluster))
-  else conjunctive(index, cursors, requiredIds, query.phrases, heap, filter, query.skipTo)
+  try {
+    const filter = makeFilter(index, query)
+    const requiredIds = new Set<number>(query.requiredTermIds)
+    for (const phrase of query.phrases) for (const id of phrase.termIds) requiredIds.add(id)
+    if (requiredIds.size === 0) maxScore(cursors, heap, filter, query.skipTo, primedThreshold(index, query, cursors, limit, cluster))
+    else conjunctive(index, cursors, requiredIds, query.phrases, heap, filter, query.skipTo)
+  } finally {
+    closeAll(cursors)
+  }
   const { docs, scores } = heap.sorted()
   return { docs, scores, complete: !heap.full }
+}
+
+const closeAll = (cursors: ReadonlyArray<PostingCursor>) => {
+  for (const cursor of cursors) cursor.close()
 }
 
 type Filter = ((doc: number) => boolean) | undefined
@@ -276,33 +284,37 @@ const primedThreshold = (
 const probeBestBlock = (index: InvertedIndex, query: CompiledQuery, term: number, k: number, sample: ProbeScores): void => {
   // Fresh cursors and filter: the ranking's own move forward only, from the first document.
   const probes = query.terms.map((t) => new PostingCursor(index, t.termId, t.weight))
-  const filter = makeFilter(index, query)
-  const skipTo = query.skipTo
-  const lead = probes[term]!
-  const a = index.arrays
-  const first = a.termFirstBlock[lead.termId]!
-  let from = 0
-  let to = endOfPostings - 1
-  if (first >= 0) {
-    const blocks = Math.ceil(lead.df / blockSize)
-    let best = 0
-    for (let b = 1; b < blocks; b++) if (a.blockMaxTfn[first + b]! > a.blockMaxTfn[first + best]!) best = b
-    // Only the last block can be short; its neighbour makes it up.
-    const start = best > 0 && best === blocks - 1 && lead.df - best * blockSize < k ? best - 1 : best
-    from = start === 0 ? 0 : a.blockLastDoc[first + start - 1]! + 1
-    to = a.blockLastDoc[first + best]!
-  }
-  for (lead.advance(from); lead.doc <= to; lead.next()) {
-    const doc = lead.doc
-    if (skipTo !== undefined && skipTo(doc) !== doc) continue
-    if (filter !== undefined && !filter(doc)) continue
-    let score = 0
-    for (let j = 0; j < probes.length; j++) {
-      const cursor = probes[j]!
-      cursor.advance(doc)
-      if (cursor.doc === doc) score += cursor.score()
+  try {
+    const filter = makeFilter(index, query)
+    const skipTo = query.skipTo
+    const lead = probes[term]!
+    const a = index.arrays
+    const first = a.termFirstBlock[lead.termId]!
+    let from = 0
+    let to = endOfPostings - 1
+    if (first >= 0) {
+      const blocks = Math.ceil(lead.df / blockSize)
+      let best = 0
+      for (let b = 1; b < blocks; b++) if (a.blockMaxTfn[first + b]! > a.blockMaxTfn[first + best]!) best = b
+      // Only the last block can be short; its neighbour makes it up.
+      const start = best > 0 && best === blocks - 1 && lead.df - best * blockSize < k ? best - 1 : best
+      from = start === 0 ? 0 : a.blockLastDoc[first + start - 1]! + 1
+      to = a.blockLastDoc[first + best]!
     }
-    sample.add(doc, score)
+    for (lead.advance(from); lead.doc <= to; lead.next()) {
+      const doc = lead.doc
+      if (skipTo !== undefined && skipTo(doc) !== doc) continue
+      if (filter !== undefined && !filter(doc)) continue
+      let score = 0
+      for (let j = 0; j < probes.length; j++) {
+        const cursor = probes[j]!
+        cursor.advance(doc)
+        if (cursor.doc === doc) score += cursor.score()
+      }
+      sample.add(doc, score)
+    }
+  } finally {
+    closeAll(probes)
   }
 }
 
@@ -475,6 +487,8 @@ const contains = (sorted: Int32Array, count: number, value: number): boolean => 
 export const proximityDepth = 20
 const proximityWindow = 5
 const maxOccurrences = 4096
+/** Reused by every re-ranking (it runs to the end once started, never two at once): 32 KB is not worth allocating per query. */
+const occurrenceScratch = new Float64Array(maxOccurrences)
 
 export const rerankByProximity = (
   index: InvertedIndex,
@@ -493,49 +507,53 @@ export const rerankByProximity = (
   const byDoc = Array.from({ length: depth }, (_, i) => i).sort((a, b) => ranked.docs[a]! - ranked.docs[b]!)
   const scores = Float64Array.from(ranked.scores)
   let scratch: Int32Array = new Int32Array(16)
-  const occurrences = new Float64Array(maxOccurrences)
+  const occurrences = occurrenceScratch
   const accumulated = new Float64Array(terms.length)
   const termBits = 256
   // Which terms each document holds in this field comes for free here; snippets use it.
   const masks = depth === ranked.docs.length && terms.length <= maxMaskedTerms ? new Uint32Array(depth) : undefined
-  for (const i of byDoc) {
-    const doc = ranked.docs[i]!
-    let count = 0
-    for (let j = 0; j < cursors.length && j < termBits; j++) {
-      const cursor = cursors[j]!
-      cursor.advance(doc)
-      if (cursor.doc !== doc) continue
-      if (masks !== undefined && cursor.tf(field) > 0) masks[i]! |= 1 << j
-      const { positions, count: n } = cursor.positionsIn(field, scratch)
-      scratch = positions
-      for (let p = 0; p < n && count < maxOccurrences; p++) occurrences[count++] = positions[p]! * termBits + j
-    }
-    if (count < 2) continue
-    const sorted = occurrences.subarray(0, count).sort()
-    for (let t = 0; t < accumulated.length; t++) accumulated[t] = 0
-    for (let a = 0; a < count; a++) {
-      const positionA = Math.floor(sorted[a]! / termBits)
-      const termA = sorted[a]! - positionA * termBits
-      for (let b = a + 1; b < count; b++) {
-        const positionB = Math.floor(sorted[b]! / termBits)
-        const distance = positionB - positionA
-        if (distance > proximityWindow) break
-        const termB = sorted[b]! - positionB * termBits
-        if (termA === termB || distance === 0) continue
-        const w = 1 / (distance * distance)
-        accumulated[termA]! += w
-        accumulated[termB]! += w
+  try {
+    for (const i of byDoc) {
+      const doc = ranked.docs[i]!
+      let count = 0
+      for (let j = 0; j < cursors.length && j < termBits; j++) {
+        const cursor = cursors[j]!
+        cursor.advance(doc)
+        if (cursor.doc !== doc) continue
+        if (masks !== undefined && cursor.tf(field) > 0) masks[i]! |= 1 << j
+        const { positions, count: n } = cursor.positionsIn(field, scratch)
+        scratch = positions
+        for (let p = 0; p < n && count < maxOccurrences; p++) occurrences[count++] = positions[p]! * termBits + j
       }
+      if (count < 2) continue
+      const sorted = occurrences.subarray(0, count).sort()
+      for (let t = 0; t < accumulated.length; t++) accumulated[t] = 0
+      for (let a = 0; a < count; a++) {
+        const positionA = Math.floor(sorted[a]! / termBits)
+        const termA = sorted[a]! - positionA * termBits
+        for (let b = a + 1; b < count; b++) {
+          const positionB = Math.floor(sorted[b]! / termBits)
+          const distance = positionB - positionA
+          if (distance > proximityWindow) break
+          const termB = sorted[b]! - positionB * termBits
+          if (termA === termB || distance === 0) continue
+          const w = 1 / (distance * distance)
+          accumulated[termA]! += w
+          accumulated[termB]! += w
+        }
+      }
+      // K = k1 * (1 - b + b * length / average), recovered from the stored field norm.
+      const norm = index.norm(doc, field)
+      const K = k1 * (norm > 0 ? fieldWeight / norm : 1)
+      let proximity = 0
+      for (let j = 0; j < terms.length; j++) {
+        const acc = accumulated[j]!
+        if (acc > 0) proximity += (idf[j]! * (k1 + 1) * acc) / (K + acc)
+      }
+      scores[i] = scores[i]! + weight * proximity
     }
-    // K = k1 * (1 - b + b * length / average), recovered from the stored field norm.
-    const norm = index.norm(doc, field)
-    const K = k1 * (norm > 0 ? fieldWeight / norm : 1)
-    let proximity = 0
-    for (let j = 0; j < terms.length; j++) {
-      const acc = accumulated[j]!
-      if (acc > 0) proximity += (idf[j]! * (k1 + 1) * acc) / (K + acc)
-    }
-    scores[i] = scores[i]! + weight * proximity
+  } finally {
+    closeAll(cursors)
   }
   const order = Array.from({ length: depth }, (_, i) => i)
   order.sort((a, b) => scores[b]! - scores[a]! || ranked.docs[a]! - ranked.docs[b]!)

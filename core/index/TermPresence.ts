@@ -31,6 +31,7 @@ export const termsInField = (
       cursor.advance(doc)
       if (cursor.doc === doc && cursor.tf(field) > 0) masks[i]! |= bit
     }
+    cursor.close()
   }
   return masks
 }

@@ -232,3 +232,40 @@ describe("top-k pruning is exact when words keep to sections of the corpus", () 
     })
   }
 })
+
+describe("posting cursors", () => {
+  const random = seeded(31)
+  const words = ["alpha", "beta", "gamma", "delta"]
+  const index = buildIndex(Array.from({ length: 600 }, (_, i) => ({
+    url: `https://cursors.example/${i}`,
+    title: `page ${i}`,
+    text: Array.from({ length: 3 + Math.floor(random() * 20) }, () => words[Math.floor(random() * words.length)]!).join(" ")
+  })))
+  const web = index.parts.web
+  const ids = ["alpha", "beta"].map((w) => web.lookup(w))
+  const postings = (cursor: PostingCursor) => {
+    const out: Array<string> = []
+    for (; cursor.doc !== endOfPostings; cursor.next()) out.push(`${cursor.doc}:${cursor.tf(0)}`)
+    return out
+  }
+
+  it("read the same postings from a closed cursor's buffers, which go to one new cursor only", () => {
+    const expected = ids.map((id) => postings(new PostingCursor(web, id, 1)))
+    expect(expected[0]!.length).toBeGreaterThan(300) // several blocks of 128
+    const closed = new PostingCursor(web, ids[1]!, 1)
+    closed.close()
+    closed.close() // a second close must not hand the same buffers out twice
+    const a = new PostingCursor(web, ids[0]!, 1)
+    const b = new PostingCursor(web, ids[1]!, 1)
+    const read: Array<Array<string>> = [[], []]
+    // Interleaved: two cursors sharing buffers would overwrite each other's blocks.
+    while (a.doc !== endOfPostings || b.doc !== endOfPostings) {
+      for (const [i, cursor] of [a, b].entries()) {
+        if (cursor.doc === endOfPostings) continue
+        read[i]!.push(`${cursor.doc}:${cursor.tf(0)}`)
+        cursor.next()
+      }
+    }
+    expect(read).toEqual(expected)
+  })
+})

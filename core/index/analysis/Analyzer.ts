@@ -77,7 +77,9 @@ export class Analyzer {
    * the query's words in long texts without stemming every other word.
    */
   analyzeFor(text: string, terms: Iterable<string>, sink: TokenSink): number {
-    const initials = new Uint8Array(128)
+    // One table kept for every call: a query's snippets call this ten times, and a new 128-byte
+    // typed array is allocated outside V8's heap, at a cost near a short text's whole scan.
+    const initials = this.initialsTable.fill(0)
     for (const term of terms) {
       const first = term.charCodeAt(0)
       if (first < 128) initials[first] = 1
@@ -92,6 +94,7 @@ export class Analyzer {
   }
 
   private initials: Uint8Array | undefined
+  private readonly initialsTable = new Uint8Array(128)
 
   /** Whether a word starting at text[i] may normalise to a wanted term (always true without a filter). */
   private wanted(text: string, i: number): boolean {

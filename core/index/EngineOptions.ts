@@ -15,7 +15,7 @@ export interface EngineOptions {
   readonly imageFieldWeights?: { readonly text?: number; readonly context?: number; readonly url?: number }
   /** Porter stemming of English words; default true. */
   readonly stemming?: boolean
-  /** Weight of the term-proximity bonus (BM25TP) on the best 20 results (Ranker.proximityDepth); 0 gives plain BM25F. Default 1. */
+  /** Weight of the term-proximity bonus (BM25TP) on the best 15 results (Ranker.proximityDepth); 0 gives plain BM25F. Default 1. */
   readonly proximity?: number
   /** Pages whose SimHash fingerprints differ in at most this many bits are one result; -1 keeps all. Default 3. */
   readonly nearDuplicateBits?: number

@@ -484,7 +484,10 @@ const contains = (sorted: Int32Array, count: number, value: number): boolean => 
  * frequency and weighted by idf. Documents below `depth` keep their BM25F order, so the
  * first results are the same whatever number of results is asked for.
  */
-export const proximityDepth = 20
+// 15, the smallest depth tried (10, 12, 15, 20) that keeps nDCG@10 at or above 20's on both
+// test collections (Cranfield 0.3704 vs 0.3668, MED 0.6934 both): ranking 15 deep prunes
+// with a higher k-th score, 7% more queries/s. 10 and 12 lost nDCG on both.
+export const proximityDepth = 15
 const proximityWindow = 5
 const maxOccurrences = 4096
 /** Reused by every re-ranking (it runs to the end once started, never two at once): 32 KB is not worth allocating per query. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { Analyzer } from "../../core/index/analysis/Analyzer.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
-import { type CompiledQuery, rankTopK, rerankByProximity } from "../../core/index/Ranker.ts"
+import { type CompiledQuery, proximityDepth, rankTopK, rerankByProximity } from "../../core/index/Ranker.ts"
 import { PageField } from "../../core/index/SearchIndex.ts"
 import { termsInField } from "../../core/index/TermPresence.ts"
 import { buildIndex, seeded } from "./support.ts"
@@ -55,7 +55,7 @@ describe("terms present in a result's text", () => {
       const termIds = [...termsOf(q)].map((t) => web.lookup(t))
       if (termIds.length < 2) continue
       const query: CompiledQuery = { terms: termIds.map((termId) => ({ termId, weight: 1 })), phrases: [], requiredTermIds: [], excluded: [] }
-      const reranked = rerankByProximity(web, query, rankTopK(web, query, 20), 1)
+      const reranked = rerankByProximity(web, query, rankTopK(web, query, proximityDepth), 1)
       expect(reranked.termsIn?.field).toBe(body)
       expect(Array.from(reranked.termsIn!.masks)).toEqual(Array.from(termsInField(web, termIds, reranked.docs, body)!))
       compared++

@@ -161,7 +161,7 @@ const flexSearch = (): BenchEngine => {
 
 const periscope = periscopeWith("Periscope")
 /**
- * Plain BM25F: no proximity re-ranking of the best 20 (the ranking model closest to Xapian's
+ * Plain BM25F: no proximity re-ranking of the best 15 (the ranking model closest to Xapian's
  * BM25), to show what that re-ranking costs in speed; relevance.ts shows what it gives in nDCG@10.
  */
 const periscopeNoProximity = periscopeWith("Periscope, no proximity", { proximity: 0 })

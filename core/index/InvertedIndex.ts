@@ -404,28 +404,32 @@ export class PostingCursor {
     const tfs = this.tfs
     const f = this.fields
     const presenceBits = f - 1
+    const presenceMask = (1 << presenceBits) - 1
     tfs.fill(0, 0, count * f)
     for (let i = 0; i < count; i++) {
-      // Inline varint decoding: this loop is the engine's hottest.
-      let gap = 0
-      let shift = 0
-      let byte: number
-      do {
+      // Inline varint decoding: this loop is the engine's hottest. Most gaps and codes are one
+      // byte, and most postings are in the first field only: both are the short path.
+      let byte = bytes[offset++]!
+      let gap = byte & 0x7f
+      let shift = 7
+      while (byte & 0x80) {
         byte = bytes[offset++]!
         gap |= (byte & 0x7f) << shift
         shift += 7
-      } while (byte & 0x80)
+      }
       previous += gap + 1
       docs[i] = previous
-      let code = 0
-      shift = 0
-      do {
+      byte = bytes[offset++]!
+      let code = byte & 0x7f
+      shift = 7
+      while (byte & 0x80) {
         byte = bytes[offset++]!
         code |= (byte & 0x7f) << shift
         shift += 7
-      } while (byte & 0x80)
+      }
       const base = i * f
       tfs[base] = code >>> presenceBits
+      if ((code & presenceMask) === 0) continue
       for (let k = 1; k < f; k++) {
         if ((code & (1 << (k - 1))) === 0) continue
         let tf = 0

@@ -226,6 +226,9 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
         if (pruned) continue
         score = 0
         for (let i = 0; i < m; i++) score += contributions[i]!
+        // Below the k-th score (or the primed bound under it) a document cannot enter: tested here,
+        // not only in offer, because a double passed to a call is boxed (16 bytes per candidate).
+        if (score < threshold) continue
         if (!heap.offer(doc, score) || !heap.full) continue
         threshold = Math.max(primed, heap.threshold)
         while (firstEssential < m && bound[firstEssential]! <= threshold) firstEssential++

@@ -12,6 +12,10 @@ const windowWidth = 180
 /** Scanning stops after this many matches; the best window is almost always among them. */
 const maxMatches = 512
 const ellipsis = "…"
+/** The matches of the snippet being made (at most maxMatches), kept for every call: makeSnippet never runs inside itself. */
+const matchStarts = new Int32Array(maxMatches)
+const matchEnds = new Int32Array(maxMatches)
+const matchTerms = new Int32Array(maxMatches)
 
 export interface SnippetTerms {
   /** Analysed query term -> its weight (idf). */
@@ -27,9 +31,10 @@ export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerm
     ids.set(term, weights.length)
     weights.push(weight)
   }
-  const starts: Array<number> = []
-  const ends: Array<number> = []
-  const which: Array<number> = []
+  const starts = matchStarts
+  const ends = matchEnds
+  const which = matchTerms
+  let count = 0
   // Sliding window state, to stop scanning once one window holds every query term.
   const inWindow = new Int32Array(weights.length)
   let distinct = 0
@@ -37,28 +42,28 @@ export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerm
   analyzer.analyzeFor(text, ids.keys(), (term, _position, start, end) => {
     const id = ids.get(term)
     if (id === undefined) return
-    starts.push(start)
-    ends.push(end)
-    which.push(id)
+    starts[count] = start
+    ends[count] = end
+    which[count++] = id
     if (inWindow[id]!++ === 0) distinct++
     while (end - starts[left]! > windowWidth) {
       if (--inWindow[which[left]!]! === 0) distinct--
       left++
     }
-    return distinct === weights.length || starts.length >= maxMatches
+    return distinct === weights.length || count >= maxMatches
   })
-  if (starts.length === 0) return leadingSnippet(text)
+  if (count === 0) return leadingSnippet(text)
 
   // Best window: sum of distinct term weights, plus a little for repeats.
   let bestStart = 0
   let bestEnd = 0
   let bestScore = -1
   const seen = new Int32Array(weights.length)
-  for (let i = 0; i < starts.length; i++) {
+  for (let i = 0; i < count; i++) {
     seen.fill(0)
     let score = 0
     let j = i
-    for (; j < starts.length && ends[j]! - starts[i]! <= windowWidth; j++) {
+    for (; j < count && ends[j]! - starts[i]! <= windowWidth; j++) {
       score += seen[which[j]!]!++ === 0 ? weights[which[j]!]! : 0.1 * weights[which[j]!]!
     }
     if (score > bestScore) {

@@ -321,39 +321,56 @@ const probeBestBlock = (index: InvertedIndex, query: CompiledQuery, term: number
   }
 }
 
-/** The best score of each cluster (or document, without clusters) probed: a document probed twice, or a copy, counts once. */
+/**
+ * The best score of each cluster (or document, without clusters) probed: a document probed twice,
+ * or a copy, counts once. An open-addressing table on typed arrays kept between queries (ranking
+ * never runs inside itself): a Map here allocated 6-7 KB per query.
+ */
 class ProbeScores {
   count = 0
-  private scores = new Float64Array(2 * blockSize)
-  private readonly slotOf = new Map<number, number>()
   private readonly cluster: Int32Array | undefined
 
   constructor(cluster: Int32Array | undefined) {
     this.cluster = cluster
+    probeSlots.fill(-1)
   }
 
   add(doc: number, score: number): void {
     const key = this.cluster === undefined ? doc : this.cluster[doc]!
-    const slot = this.slotOf.get(key)
-    if (slot !== undefined) {
-      if (score > this.scores[slot]!) this.scores[slot] = score
-      return
+    const mask = probeSlots.length - 1
+    let slot = homeSlot(key)
+    for (;;) {
+      const entry = probeSlots[slot]!
+      if (entry < 0) break
+      if (probeKeys[entry] === key) {
+        if (score > probeScores[entry]!) probeScores[entry] = score
+        return
+      }
+      slot = (slot + 1) & mask
     }
-    if (this.count === this.scores.length) {
-      const grown = new Float64Array(this.count * 2)
-      grown.set(this.scores)
-      this.scores = grown
-    }
-    this.slotOf.set(key, this.count)
-    this.scores[this.count++] = score
+    // Not reached (see probeCapacity); were it, leaving a document out only lowers the sample's k-th score, still a lower bound.
+    if (this.count === probeCapacity) return
+    probeSlots[slot] = this.count
+    probeKeys[this.count] = key
+    probeScores[this.count++] = score
   }
 
   /** The k-th best score (1 <= k <= count); sorts the scores, so it is the last call. */
   kth(k: number): number {
     // A typed array sorts numerically without a comparator (and without boxing each score).
-    return this.scores.subarray(0, this.count).sort()[this.count - k]!
+    return probeScores.subarray(0, this.count).sort()[this.count - k]!
   }
 }
+
+// Entries (key, best score) and a table of twice as many slots pointing at them (-1: empty). A
+// probe reads one term's best block, or that block and the one before it: 2 * blockSize documents.
+const probeCapacity = maxProbedTerms * 2 * blockSize
+const probeKeys = new Int32Array(probeCapacity)
+const probeScores = new Float64Array(probeCapacity)
+const probeSlots = new Int32Array(2 * probeCapacity)
+
+/** Fibonacci hashing: the product's top bits pick the slot (its low bits depend on the key's low bits only). */
+const homeSlot = (key: number): number => Math.imul(key, 0x9e3779b1) >>> (Math.clz32(probeSlots.length) + 1)
 
 const conjunctive = (
   index: InvertedIndex,

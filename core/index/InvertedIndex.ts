@@ -215,7 +215,8 @@ export class PostingCursor {
   private walkIndex = 0
   private walkOffset = 0
 
-  constructor(index: InvertedIndex, termId: number, queryWeight: number) {
+  /** With `from`, the cursor starts at the term's first posting >= from, decoding only the block that holds it. */
+  constructor(index: InvertedIndex, termId: number, queryWeight: number, from = 0) {
     this.index = index
     this.termId = termId
     const a = index.arrays
@@ -233,7 +234,26 @@ export class PostingCursor {
     this.weight = queryWeight * index.idf(termId)
     this.scale = this.weight * (this.k1 + 1)
     this.maxScore = this.weight * index.saturate(a.termMaxTfn[termId]!)
-    this.loadBlock(0)
+    if (from <= 0) {
+      this.loadBlock(0)
+      return
+    }
+    this.loadBlock(this.blockReaching(from))
+    this.advance(from)
+  }
+
+  /** The first block whose last document is >= doc (the last block when none is): a binary search of the skip data. */
+  private blockReaching(doc: number): number {
+    if (this.firstBlock < 0) return 0
+    const lastDocs = this.index.arrays.blockLastDoc
+    let lo = 0
+    let hi = this.blockCount - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (lastDocs[this.firstBlock + mid]! < doc) lo = mid + 1
+      else hi = mid
+    }
+    return lo
   }
 
   /** Gives the cursor's buffers back to the index for the next cursor; the cursor must not be used after. */

@@ -285,26 +285,28 @@ const primedThreshold = (
 
 /** Scores, into `sample`, the documents of the best skip block of one query term (its index in the query's terms). */
 const probeBestBlock = (index: InvertedIndex, query: CompiledQuery, term: number, k: number, sample: ProbeScores): void => {
-  // Fresh cursors and filter: the ranking's own move forward only, from the first document.
-  const probes = query.terms.map((t) => new PostingCursor(index, t.termId, t.weight))
+  const a = index.arrays
+  const leadId = query.terms[term]!.termId
+  const df = a.termDf[leadId]!
+  const first = a.termFirstBlock[leadId]!
+  let from = 0
+  let to = endOfPostings - 1
+  if (first >= 0) {
+    const blocks = Math.ceil(df / blockSize)
+    let best = 0
+    for (let b = 1; b < blocks; b++) if (a.blockMaxTfn[first + b]! > a.blockMaxTfn[first + best]!) best = b
+    // Only the last block can be short; its neighbour makes it up.
+    const start = best > 0 && best === blocks - 1 && df - best * blockSize < k ? best - 1 : best
+    from = start === 0 ? 0 : a.blockLastDoc[first + start - 1]! + 1
+    to = a.blockLastDoc[first + best]!
+  }
+  // Fresh cursors and filter, from the block's first document: the ranking's own move forward only.
+  const probes = query.terms.map((t) => new PostingCursor(index, t.termId, t.weight, from))
   try {
     const filter = makeFilter(index, query)
     const skipTo = query.skipTo
     const lead = probes[term]!
-    const a = index.arrays
-    const first = a.termFirstBlock[lead.termId]!
-    let from = 0
-    let to = endOfPostings - 1
-    if (first >= 0) {
-      const blocks = Math.ceil(lead.df / blockSize)
-      let best = 0
-      for (let b = 1; b < blocks; b++) if (a.blockMaxTfn[first + b]! > a.blockMaxTfn[first + best]!) best = b
-      // Only the last block can be short; its neighbour makes it up.
-      const start = best > 0 && best === blocks - 1 && lead.df - best * blockSize < k ? best - 1 : best
-      from = start === 0 ? 0 : a.blockLastDoc[first + start - 1]! + 1
-      to = a.blockLastDoc[first + best]!
-    }
-    for (lead.advance(from); lead.doc <= to; lead.next()) {
+    for (; lead.doc <= to; lead.next()) {
       const doc = lead.doc
       if (skipTo !== undefined && skipTo(doc) !== doc) continue
       if (filter !== undefined && !filter(doc)) continue
@@ -525,9 +527,9 @@ export const rerankByProximity = (
   if (weight <= 0 || terms.length < 2 || depth < 2 || field < 0) return ranked
   const fieldWeight = index.meta.fields[field]!.weight
   const k1 = index.meta.k1
-  const cursors = terms.map((t) => new PostingCursor(index, t.termId, 1))
-  const idf = terms.map((t) => index.idf(t.termId))
   const byDoc = Array.from({ length: depth }, (_, i) => i).sort((a, b) => ranked.docs[a]! - ranked.docs[b]!)
+  const cursors = terms.map((t) => new PostingCursor(index, t.termId, 1, ranked.docs[byDoc[0]!]!))
+  const idf = terms.map((t) => index.idf(t.termId))
   const scores = Float64Array.from(ranked.scores)
   let scratch: Int32Array = new Int32Array(16)
   const occurrences = occurrenceScratch

@@ -24,7 +24,7 @@ export const termsInField = (
   // Postings are read forward only: visit the documents in increasing order.
   const byDoc = Array.from(docs.keys()).sort((a, b) => docs[a]! - docs[b]!)
   for (let t = 0; t < termIds.length; t++) {
-    const cursor = new PostingCursor(index, termIds[t]!, 1)
+    const cursor = new PostingCursor(index, termIds[t]!, 1, docs[byDoc[0]!] ?? 0)
     const bit = 1 << t
     for (const i of byDoc) {
       const doc = docs[i]!

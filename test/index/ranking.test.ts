@@ -249,6 +249,21 @@ describe("posting cursors", () => {
     return out
   }
 
+  it("started from a document, read what a cursor advanced there reads", () => {
+    // "alpha" and "beta": several blocks each; "page": in every title; "5": one page, a single block.
+    const terms = [...ids, web.lookup("page"), web.lookup("5")]
+    expect(terms.every((id) => id >= 0)).toBe(true)
+    for (const id of terms) {
+      const all = postings(new PostingCursor(web, id, 1))
+      const lastDoc = Number(all.at(-1)!.split(":")[0])
+      for (const from of [0, 1, 127, 128, 129, 300, lastDoc, lastDoc + 1, 10_000]) {
+        const advanced = new PostingCursor(web, id, 1)
+        advanced.advance(from)
+        expect(postings(new PostingCursor(web, id, 1, from)), `term ${id} from ${from}`).toEqual(postings(advanced))
+      }
+    }
+  })
+
   it("read the same postings from a closed cursor's buffers, which go to one new cursor only", () => {
     const expected = ids.map((id) => postings(new PostingCursor(web, id, 1)))
     expect(expected[0]!.length).toBeGreaterThan(300) // several blocks of 128

@@ -8,11 +8,20 @@
  * ones (under 256 words, nearly all) is a lookup in a small table that stays in the L1 cache:
  * a posting is scored with one 2-byte read per field instead of a float64 per field. Positions (for phrases)
  * live in a parallel byte stream. Terms with more than one block keep per-block skip data
- * (last document, byte offsets, the block's best BM25F term frequency) so that a cursor can
- * jump over blocks without decoding them and MaxScore can bound what a block may add.
+ * (last document, byte offsets, the block's best BM25F term frequency, and a byte per run of
+ * 16 postings for the run's best) so that a cursor can jump over blocks without decoding them
+ * and MaxScore can bound what a block, and inside a decoded block a run, may add.
  */
 
 export const blockSize = 128
+/**
+ * Each block is bounded again in runs of this many postings (one byte each, relative to the
+ * block's bound): in a block of a word on half the pages, some posting nearly always scores
+ * high, but few runs of 16 do, so MaxScore passes over most runs without scoring them.
+ */
+export const runShift = 4
+export const runSize = 1 << runShift
+export const runsPerBlock = blockSize / runSize
 /** A document id past every real one: where exhausted cursors rest. */
 export const endOfPostings = 0x7fffffff
 
@@ -50,6 +59,11 @@ export interface InvertedIndexArrays {
   readonly blockPostings: Uint32Array
   readonly blockPositions: Uint32Array
   readonly blockMaxTfn: Float32Array
+  /**
+   * runsPerBlock bytes per block: run r's best normalised frequency is at most
+   * blockMaxTfn * blockRunMax[r] / 255. Snapshots written before it existed load with 255 everywhere.
+   */
+  readonly blockRunMax: Uint8Array
   readonly postings: Uint8Array
   readonly positions: Uint8Array
   /** Per document and field: the field's length in words (longer fields count as 65,535). */
@@ -343,6 +357,21 @@ export class PostingCursor {
   /** Last document of the shallow block. */
   shallowEnd(): number {
     return this.shallowBlock === this.block ? this.docs[this.blockLength - 1]! : this.index.arrays.blockLastDoc[this.firstBlock + this.shallowBlock]!
+  }
+
+  /** Last document of the run (runSize postings) holding the current posting. */
+  runEnd(): number {
+    const last = this.at | (runSize - 1)
+    return this.docs[last < this.blockLength ? last : this.blockLength - 1]!
+  }
+
+  /** Best score of any posting in the run holding the current posting (the term's bound when it has one block). */
+  runMaxScore(): number {
+    if (this.firstBlock < 0) return this.maxScore
+    const a = this.index.arrays
+    const block = this.firstBlock + this.block
+    const tfn = (a.blockMaxTfn[block]! * a.blockRunMax[block * runsPerBlock + (this.at >>> runShift)]!) / 255
+    return (this.scale * tfn) / (this.k1 + tfn)
   }
 
   /** Best score of any posting in the shallow block. */

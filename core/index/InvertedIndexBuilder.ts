@@ -8,7 +8,7 @@
  */
 import { type Analyzer, TokenKind } from "./analysis/Analyzer.ts"
 import { ByteWriter, IntWriter } from "./ByteWriter.ts"
-import { blockSize, type FieldSpec, InvertedIndex, type InvertedIndexArrays, fieldNorm, maxFieldLength } from "./InvertedIndex.ts"
+import { blockSize, type FieldSpec, InvertedIndex, type InvertedIndexArrays, fieldNorm, maxFieldLength, runShift, runsPerBlock } from "./InvertedIndex.ts"
 
 const utf8 = new TextEncoder()
 
@@ -231,6 +231,8 @@ export class InvertedIndexBuilder {
     const blockPostings = new Uint32Array(blockTotal)
     const blockPositions = new Uint32Array(blockTotal)
     const blockMaxTfn = new Float32Array(blockTotal)
+    const blockRunMax = new Uint8Array(blockTotal * runsPerBlock)
+    const runMax = new Float64Array(runsPerBlock)
     const postings = new ByteWriter(Math.max(1024, this.logPayload.length + postingCount * 2))
     const positions = new ByteWriter(Math.max(1024, this.logPositions.length))
     const payload = this.logPayload.view()
@@ -254,11 +256,13 @@ export class InvertedIndexBuilder {
           if (i > 0) {
             blockLastDoc[block] = previous
             blockMaxTfn[block] = roundUp(blockMax)
+            quantizeRuns(runMax, blockMaxTfn[block]!, blockRunMax, block * runsPerBlock)
             block++
           }
           blockPostings[block] = postings.length
           blockPositions[block] = positions.length
           blockMax = 0
+          runMax.fill(0)
         }
         const doc = this.logDoc.get(p)
         postings.writeVarint(doc - previous - 1)
@@ -273,6 +277,8 @@ export class InvertedIndexBuilder {
           if (tfs[k] !== 0) tfn += tfs[k]! * fieldNorm(weights[k]!, this.b, averageLengths[k]!, docLengths[doc * f + k]!)
         }
         if (tfn > blockMax) blockMax = tfn
+        const run = (i % blockSize) >>> runShift
+        if (tfn > runMax[run]!) runMax[run] = tfn
         if (tfn > termMax) termMax = tfn
         const positionsFrom = p === 0 ? 0 : this.logPositionsEnd.get(p - 1)
         positions.copyFrom(positionLog, positionsFrom, this.logPositionsEnd.get(p))
@@ -280,6 +286,7 @@ export class InvertedIndexBuilder {
       if (multiBlock) {
         blockLastDoc[block] = previous
         blockMaxTfn[block] = roundUp(blockMax)
+        quantizeRuns(runMax, blockMaxTfn[block]!, blockRunMax, block * runsPerBlock)
         block++
       }
       termMaxTfn[t] = roundUp(termMax)
@@ -289,10 +296,21 @@ export class InvertedIndexBuilder {
 
     const arrays: InvertedIndexArrays = {
       termBytes, termOffsets, termDf, termPostings, termPositions, termMaxTfn, termFirstBlock,
-      blockLastDoc, blockPostings, blockPositions, blockMaxTfn,
+      blockLastDoc, blockPostings, blockPositions, blockMaxTfn, blockRunMax,
       postings: postings.toBytes(), positions: positions.toBytes(), docLengths
     }
     return new InvertedIndex({ documentCount: n, fields: this.fields, k1: this.k1, b: this.b, averageLengths }, arrays)
+  }
+}
+
+/**
+ * Each run's best frequency as a byte relative to the block's bound, rounded up (and by a part
+ * in a billion more) so that blockMax * byte / 255 is never below it; runs past the block's end are 0.
+ */
+const quantizeRuns = (runMax: Float64Array, blockMax: number, out: Uint8Array, at: number): void => {
+  for (let r = 0; r < runsPerBlock; r++) {
+    const best = runMax[r]!
+    out[at + r] = best <= 0 || blockMax <= 0 ? 0 : Math.min(255, Math.ceil((255 * best * (1 + 1e-9)) / blockMax))
   }
 }
 

@@ -170,6 +170,8 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
     if (firstEssential < m) {
       requiredCount = requiredTerms(maxes, bound[m - 1]!, threshold, required)
       for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(lo)
+      // The run window: from the current document to the nearest end of an essential term's run.
+      let runEnd = -1
       for (;;) {
         let doc = endOfPostings
         for (let k = firstEssential; k < m; k++) {
@@ -177,6 +179,28 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
           if (d < doc) doc = d
         }
         if (doc > hi) break
+        if (doc > runEnd) {
+          // Bound the documents up to runEnd by the essential terms' run maxima (a term whose next
+          // posting lies beyond adds nothing) and the others' block maxima; pass them over unscored
+          // when that cannot beat the threshold.
+          runEnd = hi
+          for (let k = firstEssential; k < m; k++) {
+            const cursor = cursors[order[k]!]!
+            if (cursor.doc <= hi) {
+              const end = cursor.runEnd()
+              if (end < runEnd) runEnd = end
+            }
+          }
+          let runBound = firstEssential > 0 ? bound[firstEssential - 1]! : 0
+          for (let k = firstEssential; k < m; k++) {
+            const cursor = cursors[order[k]!]!
+            if (cursor.doc <= runEnd) runBound += cursor.runMaxScore()
+          }
+          if (runBound <= threshold) {
+            for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(runEnd + 1)
+            continue
+          }
+        }
         // A required term whose cursor is already past doc is missing from doc and from every
         // document before its cursor: jump there (within the window) without scoring anything.
         let past = doc

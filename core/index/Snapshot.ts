@@ -11,6 +11,9 @@
  *   32  ...      metadata JSON (options, counts, field specs, the section table), padded to 8
  *   ...          sections: the index's typed arrays, each 8-byte aligned
  *
+ * Sections are found by name in the table. `*.blockRunMax` (run maxima) was added within
+ * version 2: a snapshot without it loads with every run bounded by its block's maximum.
+ *
  * Decoding checks magic, version, length and checksum before it reads anything else, then
  * maps every section as a typed-array view over the same buffer (copying once only when the
  * input is not 8-byte aligned). A snapshot that fails any check is refused whole.
@@ -22,7 +25,7 @@
  */
 import { Schema } from "effect"
 import type { ResolvedEngineOptions } from "./EngineOptions.ts"
-import { type FieldSpec, InvertedIndex, type InvertedIndexArrays, type InvertedIndexMeta } from "./InvertedIndex.ts"
+import { type FieldSpec, InvertedIndex, type InvertedIndexArrays, type InvertedIndexMeta, runsPerBlock } from "./InvertedIndex.ts"
 import { SearchIndex, type SearchIndexParts } from "./SearchIndex.ts"
 import { type ByteRanges, StoredFields } from "./StoredFields.ts"
 import { jsXxHash32, xxhash32, type XxHash32Maker, type XxHash32Stream } from "./XxHash32.ts"
@@ -92,7 +95,7 @@ interface SnapshotMeta {
 
 const invertedArrayNames: ReadonlyArray<keyof InvertedIndexArrays> = [
   "termBytes", "termOffsets", "termDf", "termPostings", "termPositions", "termMaxTfn", "termFirstBlock",
-  "blockLastDoc", "blockPostings", "blockPositions", "blockMaxTfn", "postings", "positions", "docLengths"
+  "blockLastDoc", "blockPostings", "blockPositions", "blockMaxTfn", "blockRunMax", "postings", "positions", "docLengths"
 ]
 
 const sectionsOf = (parts: SearchIndexParts): Array<[string, Typed]> => {
@@ -369,6 +372,7 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): Se
       return fail("malformed", `snapshot: ${prefix} index metadata is incomplete`)
     }
     const termDf = get<Uint32Array>(`${prefix}.termDf`, "u32")
+    const blockMaxTfn = get<Float32Array>(`${prefix}.blockMaxTfn`, "f32")
     const t = termDf.length
     const arrays: InvertedIndexArrays = {
       termBytes: get(`${prefix}.termBytes`, "u8"),
@@ -381,7 +385,10 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): Se
       blockLastDoc: get(`${prefix}.blockLastDoc`, "i32"),
       blockPostings: get(`${prefix}.blockPostings`, "u32"),
       blockPositions: get(`${prefix}.blockPositions`, "u32"),
-      blockMaxTfn: get(`${prefix}.blockMaxTfn`, "f32"),
+      blockMaxTfn,
+      blockRunMax: sections.has(`${prefix}.blockRunMax`)
+        ? get(`${prefix}.blockRunMax`, "u8", blockMaxTfn.length * runsPerBlock)
+        : new Uint8Array(blockMaxTfn.length * runsPerBlock).fill(255),
       postings: get(`${prefix}.postings`, "u8"),
       positions: get(`${prefix}.positions`, "u8"),
       docLengths: get(`${prefix}.docLengths`, "u16", m.documentCount * m.fields.length)

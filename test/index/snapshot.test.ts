@@ -5,6 +5,7 @@ import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot, openSnapshot, SnapshotError, type SnapshotSource } from "../../core/index/Snapshot.ts"
 import { sampleDocuments, sampleQueries } from "./corpus.ts"
 import { fastXxHash32 } from "../../core/index/WasmXxHash32.ts"
+import { jsXxHash32, xxhash32 } from "../../core/index/XxHash32.ts"
 import { buildIndex, seeded } from "./support.ts"
 
 const wasmXxHash32 = await Effect.runPromise(fastXxHash32)
@@ -111,6 +112,57 @@ describe("snapshots", () => {
     longer.set(bytes)
     expect(refusal(longer).reason).toBe("malformed")
     expect(refusal("not bytes" as unknown as Uint8Array).reason).toBe("malformed")
+  })
+})
+
+/**
+ * Run maxima (a byte per 16 postings) came after format version 2 was fixed, as an extra
+ * section: a snapshot written before them has none, loads with every run bounded by its block,
+ * and ranks exactly as a snapshot with them. Such a file is made here from a new one by
+ * dropping the two sections from the table and signing it again.
+ */
+describe("snapshots written before run maxima", () => {
+  const random = seeded(5)
+  const vocabulary = Array.from({ length: 300 }, (_, i) => `w${i}`)
+  const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length + 1)) - 1))]!
+  const docs = Array.from({ length: 2500 }, (_, i) => ({
+    url: `https://runs.example/${String(i).padStart(5, "0")}`,
+    title: Array.from({ length: 1 + Math.floor(random() * 4) }, word).join(" "),
+    text: Array.from({ length: 5 + Math.floor(random() * 100) }, word).join(" ")
+  }))
+  const bytes = encodeSnapshot(buildIndex(docs, { proximity: 0, nearDuplicateBits: -1 }))
+  const withoutRuns = (() => {
+    const out = bytes.slice()
+    const header = new DataView(out.buffer)
+    const metaLength = header.getUint32(28, true)
+    const meta = JSON.parse(new TextDecoder().decode(out.subarray(32, 32 + metaLength))) as { sections: Array<{ name: string }> }
+    meta.sections = meta.sections.filter((s) => !s.name.endsWith(".blockRunMax"))
+    const json = new TextEncoder().encode(JSON.stringify(meta))
+    out.fill(0x20, 32, 32 + metaLength)
+    out.set(json, 32)
+    const hash = jsXxHash32(xxhash32(out.subarray(28, 32), xxhash32(out.subarray(0, 24))))
+    hash.update(out.subarray(32))
+    header.setUint32(24, hash.digest(), true)
+    return out
+  })()
+
+  it("load with every run bounded by its block", () => {
+    const current = decodeSnapshot(bytes).parts.web.arrays.blockRunMax
+    const old = decodeSnapshot(withoutRuns).parts.web.arrays.blockRunMax
+    expect(current.length).toBeGreaterThan(100)
+    expect(current.some((b) => b < 255)).toBe(true)
+    expect(old.length).toBe(current.length)
+    expect(old.every((b) => b === 255)).toBe(true)
+  })
+
+  it("rank exactly as snapshots with them", () => {
+    const current = decodeSnapshot(bytes)
+    const old = decodeSnapshot(withoutRuns)
+    for (let q = 0; q < 300; q++) {
+      const query = Array.from({ length: 1 + Math.floor(random() * 5) }, word).join(" ")
+      const ranked = (index: SearchIndex) => index.rank(query, 10, { collapse: false }).map((r) => `${r.doc}:${r.score.toFixed(9)}`)
+      expect(ranked(old), query).toEqual(ranked(current))
+    }
   })
 })
 

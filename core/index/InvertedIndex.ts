@@ -8,9 +8,9 @@
  * ones (under 256 words, nearly all) is a lookup in a small table that stays in the L1 cache:
  * a posting is scored with one 2-byte read per field instead of a float64 per field. Positions (for phrases)
  * live in a parallel byte stream. Terms with more than one block keep per-block skip data
- * (last document, byte offsets, the block's best BM25F term frequency, and a byte per run of
- * 16 postings for the run's best) so that a cursor can jump over blocks without decoding them
- * and MaxScore can bound what a block, and inside a decoded block a run, may add.
+ * (last document, byte offsets, the block's best BM25F term frequency) and the same per run
+ * of 16 postings (last document, byte offset, best frequency as a byte), so that a cursor can
+ * jump over blocks and runs without decoding them and MaxScore can bound what they may add.
  */
 
 export const blockSize = 128
@@ -61,9 +61,13 @@ export interface InvertedIndexArrays {
   readonly blockMaxTfn: Float32Array
   /**
    * runsPerBlock bytes per block: run r's best normalised frequency is at most
-   * blockMaxTfn * blockRunMax[r] / 255. Snapshots written before it existed load with 255 everywhere.
+   * blockMaxTfn * blockRunMax[r] / 255. This and the next two are empty in snapshots written before runs.
    */
   readonly blockRunMax: Uint8Array
+  /** runsPerBlock per block: each run's last document (runs past a short last block repeat the block's). */
+  readonly blockRunLastDoc: Int32Array
+  /** runsPerBlock per block: each run's first byte, from the block's first. */
+  readonly blockRunOffset: Uint16Array
   readonly postings: Uint8Array
   readonly positions: Uint8Array
   /** Per document and field: the field's length in words (longer fields count as 65,535). */
@@ -118,7 +122,11 @@ export class InvertedIndex {
     this.fieldCount = meta.fields.length
     this.termCount = arrays.termDf.length
     this.norms = normTable(meta.fields, meta.b, meta.averageLengths)
+    this.hasRuns = arrays.blockRunLastDoc.length === arrays.blockLastDoc.length * runsPerBlock && arrays.blockLastDoc.length > 0
   }
+
+  /** Whether blocks carry run data (snapshots written before it do not: their blocks are read whole). */
+  readonly hasRuns: boolean
 
   /** BM25F normalisation factor of one document's field. */
   norm(doc: number, field: number): number {
@@ -197,6 +205,11 @@ export interface CursorBuffers {
 /**
  * A forward-only reader of one term's postings. `doc` is the current document
  * (endOfPostings when done); `next` and `advance` move it, `score` weighs the current posting.
+ *
+ * A block of a term with skip data is decoded a run (16 postings) at a time, when a posting
+ * of the run is first read: MaxScore passes over most runs of common words, and `runTo`,
+ * `runEnd` and `runMaxScore` bound a run from the skip data without decoding it. A term of
+ * one block, or an index without run data (an older snapshot), decodes the whole block at once.
  */
 export class PostingCursor {
   doc = -1
@@ -208,6 +221,7 @@ export class PostingCursor {
   readonly maxScore: number
 
   private readonly index: InvertedIndex
+  private readonly arrays: InvertedIndexArrays
   private readonly postings: Uint8Array
   private readonly norms: Float64Array
   private readonly lengths: Uint16Array
@@ -217,23 +231,35 @@ export class PostingCursor {
   private readonly scale: number
   private readonly firstBlock: number
   private readonly blockCount: number
+  /** Whether blocks are decoded run by run (the term has skip data and the index has run data). */
+  private readonly byRuns: boolean
   private block = -1
   private blockLength = 0
+  /** The current block's first posting byte, and the document before its first posting. */
+  private blockStart = 0
+  private blockPrevious = -1
+  /** Bit r: run r of the current block is decoded. */
+  private decoded = 0
   private at = 0
   private readonly buffers: CursorBuffers
   private readonly docs: Int32Array
   private readonly tfs: Int32Array
   private closed = false
+  /** Shallow pointers (skip data only): a block, and a run of the shallow block. */
+  private shallowBlock = 0
+  private shallowRun = 0
+  private shallowRunBlock = -1
   // Positions: byte offset of the current block's positions, and a forward walker inside it.
   private positionsStart = 0
   private walkIndex = 0
   private walkOffset = 0
 
-  /** With `from`, the cursor starts at the term's first posting >= from, decoding only the block that holds it. */
+  /** With `from`, the cursor starts at the term's first posting >= from, decoding only the run that holds it. */
   constructor(index: InvertedIndex, termId: number, queryWeight: number, from = 0) {
     this.index = index
     this.termId = termId
     const a = index.arrays
+    this.arrays = a
     this.df = a.termDf[termId]!
     this.postings = a.postings
     this.norms = index.norms
@@ -245,21 +271,24 @@ export class PostingCursor {
     this.tfs = this.buffers.tfs
     this.firstBlock = a.termFirstBlock[termId]!
     this.blockCount = this.firstBlock < 0 ? 1 : Math.ceil(this.df / blockSize)
+    this.byRuns = this.firstBlock >= 0 && index.hasRuns
     this.weight = queryWeight * index.idf(termId)
     this.scale = this.weight * (this.k1 + 1)
     this.maxScore = this.weight * index.saturate(a.termMaxTfn[termId]!)
     if (from <= 0) {
-      this.loadBlock(0)
+      this.enterBlock(0)
+      this.moveTo(0)
       return
     }
-    this.loadBlock(this.blockReaching(from))
+    this.enterBlock(this.blockReaching(from))
+    this.doc = -1
     this.advance(from)
   }
 
   /** The first block whose last document is >= doc (the last block when none is): a binary search of the skip data. */
   private blockReaching(doc: number): number {
     if (this.firstBlock < 0) return 0
-    const lastDocs = this.index.arrays.blockLastDoc
+    const lastDocs = this.arrays.blockLastDoc
     let lo = 0
     let hi = this.blockCount - 1
     while (lo < hi) {
@@ -280,35 +309,46 @@ export class PostingCursor {
 
   /** Moves to the next posting. */
   next(): void {
-    if (++this.at < this.blockLength) {
-      this.doc = this.docs[this.at]!
+    const at = this.at + 1
+    if (at < this.blockLength) {
+      this.moveTo(at)
     } else if (this.block + 1 < this.blockCount) {
-      this.loadBlock(this.block + 1)
+      this.enterBlock(this.block + 1)
+      this.moveTo(0)
     } else {
+      this.at = at
       this.doc = endOfPostings
     }
   }
 
-  /** Moves to the first posting whose document is >= target, skipping whole blocks unread. */
+  /** Moves to the first posting whose document is >= target, skipping whole blocks and runs unread. */
   advance(target: number): void {
     if (this.doc >= target) return
-    if (this.docs[this.blockLength - 1]! < target) {
+    if (this.lastDocOfBlock() < target) {
       if (this.firstBlock < 0) {
         this.doc = endOfPostings
         return
       }
-      const lastDocs = this.index.arrays.blockLastDoc
+      const lastDocs = this.arrays.blockLastDoc
       let b = Math.max(this.block + 1, this.shallowBlock)
-      const end = this.firstBlock + this.blockCount
       while (b < this.blockCount && lastDocs[this.firstBlock + b]! < target) b++
-      if (this.firstBlock + b >= end) {
+      if (b >= this.blockCount) {
         this.doc = endOfPostings
         return
       }
-      this.loadBlock(b)
+      this.enterBlock(b)
+    }
+    let i = this.at
+    if (this.byRuns) {
+      // The run holding target, by the runs' last documents; the runs before it stay undecoded.
+      const runLast = this.arrays.blockRunLastDoc
+      const base = (this.firstBlock + this.block) * runsPerBlock
+      let r = i >>> runShift
+      while (runLast[base + r]! < target) r++
+      if ((this.decoded & (1 << r)) === 0) this.decodeRun(r)
+      if (i < r << runShift) i = r << runShift
     }
     const docs = this.docs
-    let i = this.at
     while (docs[i]! < target) i++
     this.at = i
     this.doc = docs[i]!
@@ -341,12 +381,12 @@ export class PostingCursor {
    */
   shallowTo(target: number): boolean {
     if (this.doc === endOfPostings) return false
-    if (target <= this.docs[this.blockLength - 1]!) {
+    if (target <= this.lastDocOfBlock()) {
       this.shallowBlock = this.block
       return true
     }
     if (this.firstBlock < 0) return false
-    const lastDocs = this.index.arrays.blockLastDoc
+    const lastDocs = this.arrays.blockLastDoc
     let b = Math.max(this.shallowBlock, this.block + 1)
     while (b < this.blockCount && lastDocs[this.firstBlock + b]! < target) b++
     if (b >= this.blockCount) return false
@@ -356,32 +396,48 @@ export class PostingCursor {
 
   /** Last document of the shallow block. */
   shallowEnd(): number {
-    return this.shallowBlock === this.block ? this.docs[this.blockLength - 1]! : this.index.arrays.blockLastDoc[this.firstBlock + this.shallowBlock]!
-  }
-
-  /** Last document of the run (runSize postings) holding the current posting. */
-  runEnd(): number {
-    const last = this.at | (runSize - 1)
-    return this.docs[last < this.blockLength ? last : this.blockLength - 1]!
-  }
-
-  /** Best score of any posting in the run holding the current posting (the term's bound when it has one block). */
-  runMaxScore(): number {
-    if (this.firstBlock < 0) return this.maxScore
-    const a = this.index.arrays
-    const block = this.firstBlock + this.block
-    const tfn = (a.blockMaxTfn[block]! * a.blockRunMax[block * runsPerBlock + (this.at >>> runShift)]!) / 255
-    return (this.scale * tfn) / (this.k1 + tfn)
+    return this.shallowBlock === this.block ? this.lastDocOfBlock() : this.arrays.blockLastDoc[this.firstBlock + this.shallowBlock]!
   }
 
   /** Best score of any posting in the shallow block. */
   shallowMaxScore(): number {
     if (this.firstBlock < 0) return this.maxScore
-    const tfn = this.index.arrays.blockMaxTfn[this.firstBlock + this.shallowBlock]!
-    return (this.weight * (this.k1 + 1) * tfn) / (this.k1 + tfn)
+    return this.bound(this.arrays.blockMaxTfn[this.firstBlock + this.shallowBlock]!)
   }
 
-  private shallowBlock = 0
+  /**
+   * Moves the shallow run pointer to the run of the shallow block holding the first posting
+   * >= target (call after shallowTo(target) answered true). A term without runs has one run
+   * per block: the block itself.
+   */
+  runTo(target: number): void {
+    if (!this.byRuns) return
+    const runLast = this.arrays.blockRunLastDoc
+    const base = (this.firstBlock + this.shallowBlock) * runsPerBlock
+    // Targets only grow within a shallow block; the block's last run ends at its last document, >= target.
+    let r = this.shallowRunBlock === this.shallowBlock ? this.shallowRun : 0
+    while (runLast[base + r]! < target) r++
+    this.shallowRun = r
+    this.shallowRunBlock = this.shallowBlock
+  }
+
+  /** Last document of the shallow run. */
+  runEnd(): number {
+    return this.byRuns ? this.arrays.blockRunLastDoc[(this.firstBlock + this.shallowBlock) * runsPerBlock + this.shallowRun]! : this.shallowEnd()
+  }
+
+  /** Best score of any posting in the shallow run. */
+  runMaxScore(): number {
+    if (!this.byRuns) return this.shallowMaxScore()
+    const a = this.arrays
+    const block = this.firstBlock + this.shallowBlock
+    return this.bound((a.blockMaxTfn[block]! * a.blockRunMax[block * runsPerBlock + this.shallowRun]!) / 255)
+  }
+
+  /** The score of a posting of normalised frequency tfn. */
+  private bound(tfn: number): number {
+    return (this.scale * tfn) / (this.k1 + tfn)
+  }
 
   /**
    * Writes the positions of the current posting in `field` into `out` (grown when short)
@@ -390,12 +446,14 @@ export class PostingCursor {
   positionsIn(field: number, out: Int32Array): { readonly positions: Int32Array; readonly count: number } {
     const spec = this.index.meta.fields
     if (!spec[field]!.positions) return { positions: out, count: 0 }
-    const bytes = this.index.arrays.positions
+    const bytes = this.arrays.positions
     // Walk forward from the last posting whose positions were located in this block.
     if (this.walkIndex > this.at) {
       this.walkIndex = 0
       this.walkOffset = this.positionsStart
     }
+    // The walk reads the frequencies of the postings it passes: their runs must be decoded.
+    for (let r = this.walkIndex >>> runShift; r < this.at >>> runShift; r++) if ((this.decoded & (1 << r)) === 0) this.decodeRun(r)
     let offset = this.walkOffset
     for (let i = this.walkIndex; i < this.at; i++) offset = skipVarints(bytes, offset, this.positionalCount(i))
     this.walkIndex = this.at
@@ -428,34 +486,71 @@ export class PostingCursor {
     return n
   }
 
-  private loadBlock(b: number): void {
-    const a = this.index.arrays
-    let offset: number
-    let end: number
-    let previous: number
-    let count: number
+  /** Last document of the current block, from the skip data (a one-block term's block is decoded whole). */
+  private lastDocOfBlock(): number {
+    return this.firstBlock < 0 ? this.docs[this.blockLength - 1]! : this.arrays.blockLastDoc[this.firstBlock + this.block]!
+  }
+
+  /** Makes posting i of the current block the current one, decoding its run first when needed. */
+  private moveTo(i: number): void {
+    if ((this.decoded & (1 << (i >>> runShift))) === 0) this.decodeRun(i >>> runShift)
+    this.at = i
+    this.doc = this.docs[i]!
+  }
+
+  /** Makes block b the current one, decoding nothing yet (all of it when it is not read by runs). */
+  private enterBlock(b: number): void {
+    const a = this.arrays
     if (this.firstBlock < 0) {
-      offset = a.termPostings[this.termId]!
-      end = a.termPostings[this.termId + 1]!
+      this.blockStart = a.termPostings[this.termId]!
       this.positionsStart = a.termPositions[this.termId]!
-      previous = -1
-      count = this.df
+      this.blockPrevious = -1
+      this.blockLength = this.df
     } else {
       const global = this.firstBlock + b
-      offset = a.blockPostings[global]!
-      end = b + 1 < this.blockCount ? a.blockPostings[global + 1]! : a.termPostings[this.termId + 1]!
+      this.blockStart = a.blockPostings[global]!
       this.positionsStart = a.blockPositions[global]!
-      previous = b === 0 ? -1 : a.blockLastDoc[global - 1]!
-      count = b + 1 < this.blockCount ? blockSize : this.df - b * blockSize
+      this.blockPrevious = b === 0 ? -1 : a.blockLastDoc[global - 1]!
+      this.blockLength = b + 1 < this.blockCount ? blockSize : this.df - b * blockSize
     }
+    this.block = b
+    this.at = 0
+    this.walkIndex = 0
+    this.walkOffset = this.positionsStart
+    if (this.byRuns) {
+      this.decoded = 0
+      return
+    }
+    const end = this.firstBlock < 0 || b + 1 === this.blockCount ? a.termPostings[this.termId + 1]! : a.blockPostings[this.firstBlock + b + 1]!
+    this.decodePostings(this.blockStart, end, this.blockPrevious, 0, this.blockLength, b)
+    this.decoded = -1
+  }
+
+  /** Decodes run r of the current block (read by runs). */
+  private decodeRun(r: number): void {
+    const a = this.arrays
+    const global = this.firstBlock + this.block
+    const base = global * runsPerBlock
+    const from = r << runShift
+    const count = Math.min(runSize, this.blockLength - from)
+    const start = this.blockStart + a.blockRunOffset[base + r]!
+    const end = from + count < this.blockLength
+      ? this.blockStart + a.blockRunOffset[base + r + 1]!
+      : this.block + 1 < this.blockCount ? a.blockPostings[global + 1]! : a.termPostings[this.termId + 1]!
+    this.decodePostings(start, end, r === 0 ? this.blockPrevious : a.blockRunLastDoc[base + r - 1]!, from, count, this.block)
+    this.decoded |= 1 << r
+  }
+
+  /** Decodes `count` postings from byte `offset` (which must end at `end`) into docs and tfs from index `from`. */
+  private decodePostings(offset: number, end: number, previous: number, from: number, count: number, block: number): void {
     const bytes = this.postings
     const docs = this.docs
     const tfs = this.tfs
     const f = this.fields
     const presenceBits = f - 1
     const presenceMask = (1 << presenceBits) - 1
-    tfs.fill(0, 0, count * f)
-    for (let i = 0; i < count; i++) {
+    tfs.fill(0, from * f, (from + count) * f)
+    for (let i = from; i < from + count; i++) {
       // Inline varint decoding: this loop is the engine's hottest. Most gaps and codes are one
       // byte, and most postings are in the first field only: both are the short path.
       let byte = bytes[offset++]!
@@ -491,13 +586,7 @@ export class PostingCursor {
         tfs[base + k] = tf
       }
     }
-    if (offset !== end) throw new Error(`postings of term ${this.termId} are corrupt (block ${b})`)
-    this.block = b
-    this.blockLength = count
-    this.at = 0
-    this.doc = docs[0]!
-    this.walkIndex = 0
-    this.walkOffset = this.positionsStart
+    if (offset !== end) throw new Error(`postings of term ${this.termId} are corrupt (block ${block})`)
   }
 }
 

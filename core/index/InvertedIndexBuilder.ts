@@ -8,7 +8,7 @@
  */
 import { type Analyzer, TokenKind } from "./analysis/Analyzer.ts"
 import { ByteWriter, IntWriter } from "./ByteWriter.ts"
-import { blockSize, type FieldSpec, InvertedIndex, type InvertedIndexArrays, fieldNorm, maxFieldLength, runShift, runsPerBlock } from "./InvertedIndex.ts"
+import { blockSize, type FieldSpec, InvertedIndex, type InvertedIndexArrays, fieldNorm, maxFieldLength, runShift, runSize, runsPerBlock } from "./InvertedIndex.ts"
 
 const utf8 = new TextEncoder()
 
@@ -232,6 +232,8 @@ export class InvertedIndexBuilder {
     const blockPositions = new Uint32Array(blockTotal)
     const blockMaxTfn = new Float32Array(blockTotal)
     const blockRunMax = new Uint8Array(blockTotal * runsPerBlock)
+    const blockRunLastDoc = new Int32Array(blockTotal * runsPerBlock)
+    const blockRunOffset = new Uint16Array(blockTotal * runsPerBlock)
     const runMax = new Float64Array(runsPerBlock)
     const postings = new ByteWriter(Math.max(1024, this.logPayload.length + postingCount * 2))
     const positions = new ByteWriter(Math.max(1024, this.logPositions.length))
@@ -265,6 +267,12 @@ export class InvertedIndexBuilder {
           runMax.fill(0)
         }
         const doc = this.logDoc.get(p)
+        if (multiBlock) {
+          // Runs: where each starts, and (written until the run is full) its last document.
+          const run = block * runsPerBlock + ((i % blockSize) >>> runShift)
+          if (i % runSize === 0) blockRunOffset[run] = postings.length - blockPostings[block]!
+          blockRunLastDoc[run] = doc
+        }
         postings.writeVarint(doc - previous - 1)
         previous = doc
         const from = p === 0 ? 0 : this.logPayloadEnd.get(p - 1)
@@ -287,6 +295,12 @@ export class InvertedIndexBuilder {
         blockLastDoc[block] = previous
         blockMaxTfn[block] = roundUp(blockMax)
         quantizeRuns(runMax, blockMaxTfn[block]!, blockRunMax, block * runsPerBlock)
+        // A short last block: the runs past its end end where it ends (never decoded, only bounded).
+        const lastCount = df - Math.floor((df - 1) / blockSize) * blockSize
+        for (let r = Math.ceil(lastCount / runSize); r < runsPerBlock; r++) {
+          blockRunLastDoc[block * runsPerBlock + r] = previous
+          blockRunOffset[block * runsPerBlock + r] = postings.length - blockPostings[block]!
+        }
         block++
       }
       termMaxTfn[t] = roundUp(termMax)
@@ -296,7 +310,7 @@ export class InvertedIndexBuilder {
 
     const arrays: InvertedIndexArrays = {
       termBytes, termOffsets, termDf, termPostings, termPositions, termMaxTfn, termFirstBlock,
-      blockLastDoc, blockPostings, blockPositions, blockMaxTfn, blockRunMax,
+      blockLastDoc, blockPostings, blockPositions, blockMaxTfn, blockRunMax, blockRunLastDoc, blockRunOffset,
       postings: postings.toBytes(), positions: positions.toBytes(), docLengths
     }
     return new InvertedIndex({ documentCount: n, fields: this.fields, k1: this.k1, b: this.b, averageLengths }, arrays)

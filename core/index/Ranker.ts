@@ -169,100 +169,100 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
     while (firstEssential < m && bound[firstEssential]! <= threshold) firstEssential++
     if (firstEssential < m) {
       requiredCount = requiredTerms(maxes, bound[m - 1]!, threshold, required)
-      for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(lo)
-      // The run window: from the current document to the nearest end of an essential term's run.
-      let runEnd = -1
-      for (;;) {
-        let doc = endOfPostings
+      // Run windows: the window again in stretches bounded by the essential terms' runs (16
+      // postings) from the skip data, so that the runs of a stretch that cannot beat the
+      // threshold are passed over undecoded. A term whose next posting lies past a stretch adds nothing.
+      let runLo = lo
+      runs: while (runLo <= hi) {
+        let runHi = hi
         for (let k = firstEssential; k < m; k++) {
-          const d = cursors[order[k]!]!.doc
-          if (d < doc) doc = d
+          const cursor = cursors[order[k]!]!
+          if (cursor.doc > hi) continue
+          cursor.runTo(Math.max(runLo, cursor.doc))
+          const end = cursor.runEnd()
+          if (end < runHi) runHi = end
         }
-        if (doc > hi) break
-        if (doc > runEnd) {
-          // Bound the documents up to runEnd by the essential terms' run maxima (a term whose next
-          // posting lies beyond adds nothing) and the others' block maxima; pass them over unscored
-          // when that cannot beat the threshold.
-          runEnd = hi
+        let runBound = firstEssential > 0 ? bound[firstEssential - 1]! : 0
+        for (let k = firstEssential; k < m; k++) {
+          const cursor = cursors[order[k]!]!
+          if (cursor.doc <= runHi) runBound += cursor.runMaxScore()
+        }
+        if (runBound <= threshold) {
+          runLo = runHi + 1
+          continue
+        }
+        for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(runLo)
+        for (;;) {
+          let doc = endOfPostings
           for (let k = firstEssential; k < m; k++) {
-            const cursor = cursors[order[k]!]!
-            if (cursor.doc <= hi) {
-              const end = cursor.runEnd()
-              if (end < runEnd) runEnd = end
+            const d = cursors[order[k]!]!.doc
+            if (d < doc) doc = d
+          }
+          if (doc > runHi) break
+          // A required term whose cursor is already past doc is missing from doc and from every
+          // document before its cursor: jump there (within the window) without scoring anything.
+          let past = doc
+          for (let r = 0; r < requiredCount; r++) {
+            const d = cursors[required[r]!]!.doc
+            if (d > past) past = d
+          }
+          if (past > doc) {
+            const target = past > hi ? hi + 1 : past
+            for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(target)
+            continue
+          }
+          if (skipTo !== undefined) {
+            const next = skipTo(doc)
+            if (next !== doc) {
+              for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(next)
+              continue
             }
           }
-          let runBound = firstEssential > 0 ? bound[firstEssential - 1]! : 0
+          if (filter !== undefined && !filter(doc)) {
+            for (let k = firstEssential; k < m; k++) if (cursors[order[k]!]!.doc === doc) cursors[order[k]!]!.next()
+            continue
+          }
+          // A loop, not fill(): for a handful of terms the builtin's call cost a tenth of ranking.
+          for (let i = 0; i < m; i++) contributions[i] = 0
+          let score = 0
           for (let k = firstEssential; k < m; k++) {
-            const cursor = cursors[order[k]!]!
-            if (cursor.doc <= runEnd) runBound += cursor.runMaxScore()
+            const i = order[k]!
+            const cursor = cursors[i]!
+            if (cursor.doc === doc) {
+              const s = cursor.score()
+              contributions[i] = s
+              score += s
+              cursor.next()
+            }
           }
-          if (runBound <= threshold) {
-            for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(runEnd + 1)
-            continue
+          let pruned = false
+          for (let k = firstEssential - 1; k >= 0; k--) {
+            if (score + bound[k]! <= threshold) {
+              pruned = true
+              break
+            }
+            const i = order[k]!
+            const cursor = cursors[i]!
+            cursor.advance(doc)
+            if (cursor.doc === doc) {
+              const s = cursor.score()
+              contributions[i] = s
+              score += s
+            }
           }
+          if (pruned) continue
+          score = 0
+          for (let i = 0; i < m; i++) score += contributions[i]!
+          // Below the k-th score (or the primed bound under it) a document cannot enter: tested here,
+          // not only in offer, because a double passed to a call is boxed (16 bytes per candidate).
+          if (score < threshold) continue
+          if (!heap.offer(doc, score) || !heap.full) continue
+          threshold = Math.max(primed, heap.threshold)
+          while (firstEssential < m && bound[firstEssential]! <= threshold) firstEssential++
+          if (firstEssential === m) break runs
+          requiredCount = requiredTerms(maxes, bound[m - 1]!, threshold, required)
         }
-        // A required term whose cursor is already past doc is missing from doc and from every
-        // document before its cursor: jump there (within the window) without scoring anything.
-        let past = doc
-        for (let r = 0; r < requiredCount; r++) {
-          const d = cursors[required[r]!]!.doc
-          if (d > past) past = d
-        }
-        if (past > doc) {
-          const target = past > hi ? hi + 1 : past
-          for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(target)
-          continue
-        }
-        if (skipTo !== undefined) {
-          const next = skipTo(doc)
-          if (next !== doc) {
-            for (let k = firstEssential; k < m; k++) cursors[order[k]!]!.advance(next)
-            continue
-          }
-        }
-        if (filter !== undefined && !filter(doc)) {
-          for (let k = firstEssential; k < m; k++) if (cursors[order[k]!]!.doc === doc) cursors[order[k]!]!.next()
-          continue
-        }
-        // A loop, not fill(): for a handful of terms the builtin's call cost a tenth of ranking.
-        for (let i = 0; i < m; i++) contributions[i] = 0
-        let score = 0
-        for (let k = firstEssential; k < m; k++) {
-          const i = order[k]!
-          const cursor = cursors[i]!
-          if (cursor.doc === doc) {
-            const s = cursor.score()
-            contributions[i] = s
-            score += s
-            cursor.next()
-          }
-        }
-        let pruned = false
-        for (let k = firstEssential - 1; k >= 0; k--) {
-          if (score + bound[k]! <= threshold) {
-            pruned = true
-            break
-          }
-          const i = order[k]!
-          const cursor = cursors[i]!
-          cursor.advance(doc)
-          if (cursor.doc === doc) {
-            const s = cursor.score()
-            contributions[i] = s
-            score += s
-          }
-        }
-        if (pruned) continue
-        score = 0
-        for (let i = 0; i < m; i++) score += contributions[i]!
-        // Below the k-th score (or the primed bound under it) a document cannot enter: tested here,
-        // not only in offer, because a double passed to a call is boxed (16 bytes per candidate).
-        if (score < threshold) continue
-        if (!heap.offer(doc, score) || !heap.full) continue
-        threshold = Math.max(primed, heap.threshold)
-        while (firstEssential < m && bound[firstEssential]! <= threshold) firstEssential++
-        if (firstEssential === m) break
-        requiredCount = requiredTerms(maxes, bound[m - 1]!, threshold, required)
+        runLo = runHi + 1
       }
     }
     if (hi === endOfPostings) return

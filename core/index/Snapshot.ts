@@ -11,8 +11,9 @@
  *   32  ...      metadata JSON (options, counts, field specs, the section table), padded to 8
  *   ...          sections: the index's typed arrays, each 8-byte aligned
  *
- * Sections are found by name in the table. `*.blockRunMax` (run maxima) was added within
- * version 2: a snapshot without it loads with every run bounded by its block's maximum.
+ * Sections are found by name in the table. The run data (`*.blockRunMax`, `*.blockRunLastDoc`,
+ * `*.blockRunOffset`) was added within version 2: a snapshot without it loads, and its blocks
+ * are read whole, as they were when it was written.
  *
  * Decoding checks magic, version, length and checksum before it reads anything else, then
  * maps every section as a typed-array view over the same buffer (copying once only when the
@@ -95,8 +96,10 @@ interface SnapshotMeta {
 
 const invertedArrayNames: ReadonlyArray<keyof InvertedIndexArrays> = [
   "termBytes", "termOffsets", "termDf", "termPostings", "termPositions", "termMaxTfn", "termFirstBlock",
-  "blockLastDoc", "blockPostings", "blockPositions", "blockMaxTfn", "blockRunMax", "postings", "positions", "docLengths"
+  "blockLastDoc", "blockPostings", "blockPositions", "blockMaxTfn", "blockRunMax", "blockRunLastDoc", "blockRunOffset", "postings", "positions", "docLengths"
 ]
+/** Added within version 2: a snapshot written before them has none, and its blocks are read whole. */
+const runSections = ["blockRunMax", "blockRunLastDoc", "blockRunOffset"] as const
 
 const sectionsOf = (parts: SearchIndexParts): Array<[string, Typed]> => {
   const out: Array<[string, Typed]> = []
@@ -373,6 +376,7 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): Se
     }
     const termDf = get<Uint32Array>(`${prefix}.termDf`, "u32")
     const blockMaxTfn = get<Float32Array>(`${prefix}.blockMaxTfn`, "f32")
+    const hasRuns = runSections.every((name) => sections.has(`${prefix}.${name}`))
     const t = termDf.length
     const arrays: InvertedIndexArrays = {
       termBytes: get(`${prefix}.termBytes`, "u8"),
@@ -386,9 +390,10 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): Se
       blockPostings: get(`${prefix}.blockPostings`, "u32"),
       blockPositions: get(`${prefix}.blockPositions`, "u32"),
       blockMaxTfn,
-      blockRunMax: sections.has(`${prefix}.blockRunMax`)
-        ? get(`${prefix}.blockRunMax`, "u8", blockMaxTfn.length * runsPerBlock)
-        : new Uint8Array(blockMaxTfn.length * runsPerBlock).fill(255),
+      // Run data came later within version 2: without it (all three sections) blocks are read whole.
+      blockRunMax: hasRuns ? get(`${prefix}.blockRunMax`, "u8", blockMaxTfn.length * runsPerBlock) : new Uint8Array(0),
+      blockRunLastDoc: hasRuns ? get(`${prefix}.blockRunLastDoc`, "i32", blockMaxTfn.length * runsPerBlock) : new Int32Array(0),
+      blockRunOffset: hasRuns ? get(`${prefix}.blockRunOffset`, "u16", blockMaxTfn.length * runsPerBlock) : new Uint16Array(0),
       postings: get(`${prefix}.postings`, "u8"),
       positions: get(`${prefix}.positions`, "u8"),
       docLengths: get(`${prefix}.docLengths`, "u16", m.documentCount * m.fields.length)

@@ -264,6 +264,30 @@ describe("posting cursors", () => {
     }
   })
 
+  it("started from a document, read the positions a cursor walked there reads", () => {
+    // A cursor started from a document decodes only the run (16 postings) holding it; reading
+    // positions walks the block from its start, so the runs before must be decoded then.
+    const body = web.meta.fields.findIndex((f) => f.name === "body")
+    const positions = (cursor: PostingCursor) => {
+      const { positions, count } = cursor.positionsIn(body, new Int32Array(4))
+      return Array.from(positions.subarray(0, count)).join(",")
+    }
+    for (const id of ids) {
+      const walked = new PostingCursor(web, id, 1)
+      const expected = new Map<number, string>()
+      for (; walked.doc !== endOfPostings; walked.next()) expected.set(walked.doc, positions(walked))
+      walked.close()
+      expect(expected.size).toBeGreaterThan(2 * blockSize)
+      // Backwards: each cursor gets the buffers of the one before, which hold later postings'
+      // numbers, so runs left undecoded would be read as wrong frequencies.
+      for (const doc of [...expected.keys()].filter((_, i) => i % 7 === 3).reverse()) {
+        const started = new PostingCursor(web, id, 1, doc)
+        expect(positions(started), `term ${id} from ${doc}`).toBe(expected.get(doc))
+        started.close()
+      }
+    }
+  })
+
   it("read the same postings from a closed cursor's buffers, which go to one new cursor only", () => {
     const expected = ids.map((id) => postings(new PostingCursor(web, id, 1)))
     expect(expected[0]!.length).toBeGreaterThan(300) // several blocks of 128

@@ -116,12 +116,12 @@ describe("snapshots", () => {
 })
 
 /**
- * Run maxima (a byte per 16 postings) came after format version 2 was fixed, as an extra
- * section: a snapshot written before them has none, loads with every run bounded by its block,
- * and ranks exactly as a snapshot with them. Such a file is made here from a new one by
- * dropping the two sections from the table and signing it again.
+ * Run data (each run of 16 postings: its best frequency, last document and first byte) came
+ * after format version 2 was fixed, as extra sections: a snapshot written before it has none,
+ * loads with its blocks read whole, and ranks exactly as a snapshot with it. Such a file is
+ * made here from a new one by dropping the sections from the table and signing it again.
  */
-describe("snapshots written before run maxima", () => {
+describe("snapshots written before run data", () => {
   const random = seeded(5)
   const vocabulary = Array.from({ length: 300 }, (_, i) => `w${i}`)
   const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length + 1)) - 1))]!
@@ -136,7 +136,7 @@ describe("snapshots written before run maxima", () => {
     const header = new DataView(out.buffer)
     const metaLength = header.getUint32(28, true)
     const meta = JSON.parse(new TextDecoder().decode(out.subarray(32, 32 + metaLength))) as { sections: Array<{ name: string }> }
-    meta.sections = meta.sections.filter((s) => !s.name.endsWith(".blockRunMax"))
+    meta.sections = meta.sections.filter((s) => !s.name.includes(".blockRun"))
     const json = new TextEncoder().encode(JSON.stringify(meta))
     out.fill(0x20, 32, 32 + metaLength)
     out.set(json, 32)
@@ -146,13 +146,14 @@ describe("snapshots written before run maxima", () => {
     return out
   })()
 
-  it("load with every run bounded by its block", () => {
-    const current = decodeSnapshot(bytes).parts.web.arrays.blockRunMax
-    const old = decodeSnapshot(withoutRuns).parts.web.arrays.blockRunMax
-    expect(current.length).toBeGreaterThan(100)
-    expect(current.some((b) => b < 255)).toBe(true)
-    expect(old.length).toBe(current.length)
-    expect(old.every((b) => b === 255)).toBe(true)
+  it("load, with their blocks read whole", () => {
+    const current = decodeSnapshot(bytes).parts.web
+    const old = decodeSnapshot(withoutRuns).parts.web
+    expect(current.arrays.blockRunLastDoc.length).toBeGreaterThan(100)
+    expect(current.arrays.blockRunMax.some((b) => b < 255)).toBe(true)
+    expect(current.hasRuns).toBe(true)
+    expect(old.hasRuns).toBe(false)
+    expect(old.arrays.blockRunLastDoc.length).toBe(0)
   })
 
   it("rank exactly as snapshots with them", () => {

@@ -345,7 +345,7 @@ export class PostingCursor {
       const base = (this.firstBlock + this.block) * runsPerBlock
       let r = i >>> runShift
       while (runLast[base + r]! < target) r++
-      if ((this.decoded & (1 << r)) === 0) this.decodeRun(r)
+      this.ensureRun(r)
       if (i < r << runShift) i = r << runShift
     }
     const docs = this.docs
@@ -366,7 +366,7 @@ export class PostingCursor {
       const length = this.lengths[normBase + k]!
       tfn += tf * (length < tabledLengths ? this.norms[(k << 8) + length]! : this.index.norm(this.doc, k))
     }
-    return (this.scale * tfn) / (this.k1 + tfn)
+    return this.bound(tfn)
   }
 
   /** Term frequency of the current posting in one field. */
@@ -407,8 +407,8 @@ export class PostingCursor {
 
   /**
    * Moves the shallow run pointer to the run of the shallow block holding the first posting
-   * >= target (call after shallowTo(target) answered true). A term without runs has one run
-   * per block: the block itself.
+   * >= target: the shallow block must hold that posting, as it does for any target inside the
+   * window shallowTo set it for. A term without runs has one run per block: the block itself.
    */
   runTo(target: number): void {
     if (!this.byRuns) return
@@ -453,7 +453,7 @@ export class PostingCursor {
       this.walkOffset = this.positionsStart
     }
     // The walk reads the frequencies of the postings it passes: their runs must be decoded.
-    for (let r = this.walkIndex >>> runShift; r < this.at >>> runShift; r++) if ((this.decoded & (1 << r)) === 0) this.decodeRun(r)
+    for (let r = this.walkIndex >>> runShift; r < this.at >>> runShift; r++) this.ensureRun(r)
     let offset = this.walkOffset
     for (let i = this.walkIndex; i < this.at; i++) offset = skipVarints(bytes, offset, this.positionalCount(i))
     this.walkIndex = this.at
@@ -493,7 +493,7 @@ export class PostingCursor {
 
   /** Makes posting i of the current block the current one, decoding its run first when needed. */
   private moveTo(i: number): void {
-    if ((this.decoded & (1 << (i >>> runShift))) === 0) this.decodeRun(i >>> runShift)
+    this.ensureRun(i >>> runShift)
     this.at = i
     this.doc = this.docs[i]!
   }
@@ -524,6 +524,11 @@ export class PostingCursor {
     const end = this.firstBlock < 0 || b + 1 === this.blockCount ? a.termPostings[this.termId + 1]! : a.blockPostings[this.firstBlock + b + 1]!
     this.decodePostings(this.blockStart, end, this.blockPrevious, 0, this.blockLength, b)
     this.decoded = -1
+  }
+
+  /** Decodes run r of the current block unless it is decoded already. */
+  private ensureRun(r: number): void {
+    if ((this.decoded & (1 << r)) === 0) this.decodeRun(r)
   }
 
   /** Decodes run r of the current block (read by runs). */

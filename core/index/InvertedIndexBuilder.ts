@@ -267,11 +267,11 @@ export class InvertedIndexBuilder {
           runMax.fill(0)
         }
         const doc = this.logDoc.get(p)
+        const run = (i % blockSize) >>> runShift
         if (multiBlock) {
           // Runs: where each starts, and (written until the run is full) its last document.
-          const run = block * runsPerBlock + ((i % blockSize) >>> runShift)
-          if (i % runSize === 0) blockRunOffset[run] = postings.length - blockPostings[block]!
-          blockRunLastDoc[run] = doc
+          if (i % runSize === 0) blockRunOffset[block * runsPerBlock + run] = postings.length - blockPostings[block]!
+          blockRunLastDoc[block * runsPerBlock + run] = doc
         }
         postings.writeVarint(doc - previous - 1)
         previous = doc
@@ -285,7 +285,6 @@ export class InvertedIndexBuilder {
           if (tfs[k] !== 0) tfn += tfs[k]! * fieldNorm(weights[k]!, this.b, averageLengths[k]!, docLengths[doc * f + k]!)
         }
         if (tfn > blockMax) blockMax = tfn
-        const run = (i % blockSize) >>> runShift
         if (tfn > runMax[run]!) runMax[run] = tfn
         if (tfn > termMax) termMax = tfn
         const positionsFrom = p === 0 ? 0 : this.logPositionsEnd.get(p - 1)

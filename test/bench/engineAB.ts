@@ -48,7 +48,7 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) scavenges++
 }).observe({ entryTypes: ["gc"] })
 try {
-  execFileSync("sh", ["-c", `git -C "${root}" archive "${revision}" core | tar -x -C "${folder}"`])
+  execFileSync("sh", ["-c", `git -C "${root}" archive "${revision}" core | tar -x -C "${folder}"`], { timeout: 60_000 })
   const old = (await import(join(folder, "core/index/Snapshot.ts"))) as { decodeSnapshot: (bytes: Uint8Array) => SearchIndex }
   const bytes = readFileSync(snapshotPath)
   const engines = { [revision]: old.decodeSnapshot(bytes), "working tree": decodeSnapshot(bytes) }

@@ -376,7 +376,11 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): Se
     }
     const termDf = get<Uint32Array>(`${prefix}.termDf`, "u32")
     const blockMaxTfn = get<Float32Array>(`${prefix}.blockMaxTfn`, "f32")
-    const hasRuns = runSections.every((name) => sections.has(`${prefix}.${name}`))
+    const runSectionsPresent = runSections.filter((name) => sections.has(`${prefix}.${name}`)).length
+    if (runSectionsPresent !== 0 && runSectionsPresent !== runSections.length) {
+      return fail("malformed", `snapshot: ${prefix} has ${runSectionsPresent} of the ${runSections.length} run sections (${runSections.join(", ")}): all or none`)
+    }
+    const hasRuns = runSectionsPresent === runSections.length
     const t = termDf.length
     const arrays: InvertedIndexArrays = {
       termBytes: get(`${prefix}.termBytes`, "u8"),

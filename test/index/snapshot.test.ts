@@ -131,12 +131,13 @@ describe("snapshots written before run data", () => {
     text: Array.from({ length: 5 + Math.floor(random() * 100) }, word).join(" ")
   }))
   const bytes = encodeSnapshot(buildIndex(docs, { proximity: 0, nearDuplicateBits: -1 }))
-  const withoutRuns = (() => {
+  /** The snapshot with its section table edited and signed again. */
+  const withSections = (edit: (sections: Array<{ name: string; count: number }>) => Array<{ name: string; count: number }>) => {
     const out = bytes.slice()
     const header = new DataView(out.buffer)
     const metaLength = header.getUint32(28, true)
-    const meta = JSON.parse(new TextDecoder().decode(out.subarray(32, 32 + metaLength))) as { sections: Array<{ name: string }> }
-    meta.sections = meta.sections.filter((s) => !s.name.includes(".blockRun"))
+    const meta = JSON.parse(new TextDecoder().decode(out.subarray(32, 32 + metaLength))) as { sections: Array<{ name: string; count: number }> }
+    meta.sections = edit(meta.sections)
     const json = new TextEncoder().encode(JSON.stringify(meta))
     out.fill(0x20, 32, 32 + metaLength)
     out.set(json, 32)
@@ -144,7 +145,8 @@ describe("snapshots written before run data", () => {
     hash.update(out.subarray(32))
     header.setUint32(24, hash.digest(), true)
     return out
-  })()
+  }
+  const withoutRuns = withSections((sections) => sections.filter((s) => !s.name.includes(".blockRun")))
 
   it("load, with their blocks read whole", () => {
     const current = decodeSnapshot(bytes).parts.web
@@ -154,6 +156,15 @@ describe("snapshots written before run data", () => {
     expect(current.hasRuns).toBe(true)
     expect(old.hasRuns).toBe(false)
     expect(old.arrays.blockRunLastDoc.length).toBe(0)
+  })
+
+  it("are refused with some run sections but not all, or with runs that do not match the blocks", () => {
+    const partial = refusal(withSections((sections) => sections.filter((s) => s.name !== "web.blockRunOffset")))
+    expect(partial.reason).toBe("malformed")
+    expect(partial.message).toBe("snapshot: web has 2 of the 3 run sections (blockRunMax, blockRunLastDoc, blockRunOffset): all or none")
+    const short = refusal(withSections((sections) => sections.map((s) => (s.name === "web.blockRunLastDoc" ? { ...s, count: s.count - 8 } : s))))
+    expect(short.reason).toBe("malformed")
+    expect(short.message).toMatch(/^snapshot: section web\.blockRunLastDoc has \d+ entries, expected \d+$/)
   })
 
   it("rank exactly as snapshots with them", () => {

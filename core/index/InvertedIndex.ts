@@ -434,6 +434,27 @@ export class PostingCursor {
     return this.bound((a.blockMaxTfn[block]! * a.blockRunMax[block * runsPerBlock + this.shallowRun]!) / 255)
   }
 
+  /**
+   * Best score of any posting in [target, end] by the maxima of the runs that can hold one: moves
+   * the shallow run pointer to target's run (as runTo, with its precondition, and end within the
+   * shallow block too). A non-essential term is bounded this way over an essential term's run.
+   */
+  runsMaxScore(target: number, end: number): number {
+    if (!this.byRuns) return this.shallowMaxScore()
+    this.runTo(target)
+    const a = this.arrays
+    const block = this.firstBlock + this.shallowBlock
+    const base = block * runsPerBlock
+    let r = this.shallowRun
+    let best = a.blockRunMax[base + r]!
+    // The block's last run ends at its last document, >= end.
+    while (a.blockRunLastDoc[base + r]! < end) {
+      const max = a.blockRunMax[base + ++r]!
+      if (max > best) best = max
+    }
+    return this.bound((a.blockMaxTfn[block]! * best) / 255)
+  }
+
   /** The score of a posting of normalised frequency tfn. */
   private bound(tfn: number): number {
     return (this.scale * tfn) / (this.k1 + tfn)

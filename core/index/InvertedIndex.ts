@@ -435,24 +435,43 @@ export class PostingCursor {
   }
 
   /**
-   * Best score of any posting in [target, end] by the maxima of the runs that can hold one: moves
-   * the shallow run pointer to target's run (as runTo, with its precondition, and end within the
-   * shallow block too). A non-essential term is bounded this way over an essential term's run.
+   * Best score of any posting in [target, end] by the maxima of the runs that can hold one, across
+   * blocks (skip data only): moves the shallow pointers to target's block and run; 0 when no
+   * posting is >= target. A non-essential term is bounded this way over an essential term's run.
    */
   runsMaxScore(target: number, end: number): number {
-    if (!this.byRuns) return this.shallowMaxScore()
+    if (!this.shallowTo(target)) return 0
+    if (!this.byRuns) return this.blocksMaxScore(end)
     this.runTo(target)
     const a = this.arrays
-    const block = this.firstBlock + this.shallowBlock
-    const base = block * runsPerBlock
+    let block = this.firstBlock + this.shallowBlock
+    const last = this.firstBlock + this.blockCount - 1
     let r = this.shallowRun
-    let best = a.blockRunMax[base + r]!
-    // The block's last run ends at its last document, >= end.
-    while (a.blockRunLastDoc[base + r]! < end) {
-      const max = a.blockRunMax[base + ++r]!
+    let best = a.blockMaxTfn[block]! * a.blockRunMax[block * runsPerBlock + r]!
+    while (a.blockRunLastDoc[block * runsPerBlock + r]! < end) {
+      if (++r === runsPerBlock) {
+        if (block === last) break
+        block++
+        r = 0
+      }
+      const max = a.blockMaxTfn[block]! * a.blockRunMax[block * runsPerBlock + r]!
       if (max > best) best = max
     }
-    return this.bound((a.blockMaxTfn[block]! * best) / 255)
+    return this.bound(best / 255)
+  }
+
+  /** Best score of any posting from the shallow block's to the block holding end (skip data only). */
+  blocksMaxScore(end: number): number {
+    if (this.firstBlock < 0) return this.maxScore
+    const a = this.arrays
+    let b = this.firstBlock + this.shallowBlock
+    const last = this.firstBlock + this.blockCount - 1
+    let best = a.blockMaxTfn[b]!
+    while (b < last && a.blockLastDoc[b]! < end) {
+      const max = a.blockMaxTfn[++b]!
+      if (max > best) best = max
+    }
+    return this.bound(best)
   }
 
   /** The score of a posting of normalised frequency tfn. */

@@ -202,8 +202,9 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
         let runHi = hi
         for (let k = firstEssential; k < m; k++) {
           const cursor = cursors[order[k]!]!
-          if (cursor.doc > hi) continue
-          cursor.shallowTo(Math.max(runLo, cursor.doc))
+          // A window may span several blocks of a term that was not a lead: its shallow pointer
+          // moves to the stretch's first (none: the term has no posting left).
+          if (cursor.doc > hi || !cursor.shallowTo(Math.max(runLo, cursor.doc))) continue
           cursor.runTo(Math.max(runLo, cursor.doc))
           const end = cursor.runEnd()
           if (end < runHi) runHi = end

@@ -150,6 +150,16 @@ describe("top-k pruning is exact", () => {
       }
     })
   }
+
+  // Long queries (a pasted sentence): windows span several blocks of terms that were not essential
+  // before, some of whose postings end inside a window (a cursor left with no posting there once looped forever).
+  for (const k of [1, 10]) {
+    it(`matches exhaustive scoring for 200 queries of 8-20 words, k = ${k}`, () => {
+      for (let q = 0; q < 200; q++) {
+        expectExact(index, Array.from({ length: 8 + Math.floor(random() * 13) }, word).join(" "), k)
+      }
+    })
+  }
 })
 
 /**
@@ -231,6 +241,13 @@ describe("top-k pruning is exact when words keep to sections of the corpus", () 
       }
     })
   }
+
+  it("matches exhaustive scoring for 200 queries of 8-20 words from several sections, k = 10", () => {
+    for (let q = 0; q < 200; q++) {
+      const words = Array.from({ length: 8 + Math.floor(random() * 13) }, () => (random() < 0.75 ? sectionWord() : pick(common)))
+      expectExact(index, words.join(" "), 10)
+    }
+  })
 })
 
 describe("posting cursors", () => {

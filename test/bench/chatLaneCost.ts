@@ -1,0 +1,120 @@
+/**
+ * What a chat request costs Periscope's process, whole and streamed, without HTTP in front: the
+ * express lane's answer (key, limits, decoding, the gateway, the SSE stages) over the real chat
+ * stack and upstream client, against the mock upstream in a process of its own, one request at a
+ * time. The same requests through the chat gateway alone (ChatGateway.complete and .stream,
+ * drained) split the gateway's share from the lane's and the SSE stages'.
+ *
+ *   node test/bench/chatLaneCost.ts [--requests 1500] [--rounds 3] [--words 1]
+ *
+ * Prints, per path, CPU time of this process per request (median of the rounds, the upstream's
+ * process not included) and the fibers started per request. The fiber count includes this
+ * script's own: one per whole request, three per streamed one on the lane (answer, drain, join),
+ * one or two through the gateway alone.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { cpus } from "node:os"
+import { resolve } from "node:path"
+import { parseArgs } from "node:util"
+import { Context, Effect, Exit, Fiber, Layer, Result, Scope, Stream } from "effect"
+import { chatRequestOf, decodeChatRequest } from "../../core/api/ChatHandlers.ts"
+import { makeExpressLane } from "../../core/api/ExpressLane.ts"
+import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
+import { ChatGateway } from "../../core/chat/ChatGateway.ts"
+import { freePort, servicesLayer, TEST_KEY } from "../support/servers.ts"
+import { median } from "./support/stats.ts"
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: "string", default: "1500" },
+    rounds: { type: "string", default: "3" },
+    words: { type: "string", default: "1" }
+  }
+})
+const requests = Number(values.requests)
+const rounds = Number(values.rounds)
+for (const [name, value] of [["--requests", requests], ["--rounds", rounds], ["--words", Number(values.words)]] as const) {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of at least 1`)
+}
+const root = resolve(import.meta.dirname, "../..")
+
+let upstream: ChildProcess | undefined
+process.on("exit", () => upstream?.kill("SIGTERM"))
+const port = await freePort()
+upstream = spawn(process.execPath, ["test/support/mockUpstream.ts", "--port", String(port), "--words", values.words], { cwd: root, stdio: "ignore" })
+const upstreamUrl = `http://127.0.0.1:${port}/v1`
+for (let i = 0; ; i++) {
+  if (await fetch(`${upstreamUrl}/models`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false)) break
+  if (i === 100) throw new Error("the mock upstream did not start")
+  await new Promise((r) => setTimeout(r, 100))
+}
+
+// The application's own composition, with a key whose limit the run cannot reach.
+const services = servicesLayer({
+  keys: recordsFromPlainKeys([TEST_KEY], 1_000_000_000),
+  chatConfig: { upstreams: { mock: { baseUrl: upstreamUrl, preset: "passthrough" } }, models: [{ name: "bench-model", targets: [{ upstream: "mock", model: "mock-model" }] }] }
+})
+const scope = Scope.makeUnsafe()
+const context = await Effect.runPromise(Layer.build(services).pipe(Scope.provide(scope)))
+const lane = await Effect.runPromise(Effect.provide(makeExpressLane, context))
+const chat = Context.get(context, ChatGateway)
+const route = lane.routeOf("POST", "/v1/chat/completions")!
+
+const bodyOf = (stream: boolean) => ({ model: "bench-model", stream, messages: [{ role: "user", content: "Tell me something." }] })
+
+const throughLane = async (stream: boolean) => {
+  const text = JSON.stringify(bodyOf(stream))
+  const head = { method: "POST", url: "/v1/chat/completions", headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", "content-length": String(text.length) } }
+  const answer = await Effect.runPromise(Fiber.join(lane.answer(route, head, text)))
+  if (answer._tag === "Json") {
+    if (answer.status !== 200) throw new Error(`the lane answered ${answer.status}: ${answer.body}`)
+    return
+  }
+  let received = ""
+  const decoder = new TextDecoder()
+  await Effect.runPromise(Fiber.join(lane.fork(Stream.runForEach(answer.events, (bytes) => Effect.sync(() => { received += decoder.decode(bytes, { stream: true }) })))))
+  if (!received.endsWith("data: [DONE]\n\n") || !received.includes("word0")) throw new Error(`a stream ended early: ${received.slice(0, 200)}`)
+}
+
+const throughGateway = async (stream: boolean) => {
+  const json = bodyOf(stream)
+  const decoded = decodeChatRequest(json)
+  if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
+  const request = chatRequestOf(chat, decoded.success, json)
+  if (stream) await Effect.runPromise(Stream.runDrain(chat.stream(request)))
+  else await Effect.runPromise(chat.complete(request))
+}
+
+/** Effect numbers fibers from one counter: a new fiber's id is the count so far. */
+const fibersSoFar = () => Effect.runFork(Effect.void).id
+
+const paths = [
+  { name: "lane, whole", run: () => throughLane(false) },
+  { name: "lane, streamed", run: () => throughLane(true) },
+  { name: "gateway alone, whole", run: () => throughGateway(false) },
+  { name: "gateway alone, streamed", run: () => throughGateway(true) }
+]
+const cpu = new Map<string, Array<number>>(paths.map((p) => [p.name, []]))
+const fibers = new Map<string, number>()
+for (let round = 0; round < rounds; round++) {
+  for (const path of paths) {
+    for (let i = 0; i < 200; i++) await path.run()
+    const fibersBefore = fibersSoFar()
+    const before = process.cpuUsage()
+    for (let i = 0; i < requests; i++) await path.run()
+    const used = process.cpuUsage(before)
+    cpu.get(path.name)!.push((used.user + used.system) / requests)
+    fibers.set(path.name, (fibersSoFar() - fibersBefore - 1) / requests)
+  }
+}
+await Effect.runPromise(Scope.close(scope, Exit.void))
+
+console.log(`Chat in process, one request at a time: ${requests} requests x ${rounds} rounds per path, ${values.words}-word answers; ${process.version}, ${cpus().length} cores\n`)
+const rows = paths.map((p) => [p.name, median(cpu.get(p.name)!).toFixed(0), cpu.get(p.name)!.map((x) => x.toFixed(0)).join(", "), fibers.get(p.name)!.toFixed(1)])
+const header = ["path", "CPU µs/request (median)", "rounds", "fibers/request"]
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+console.log(header.map((h, i) => (i === 0 ? h.padEnd(widths[i]!) : h.padStart(widths[i]!))).join("  "))
+for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "))
+const at = (name: string) => median(cpu.get(name)!)
+console.log(`\nstreamed vs whole: lane ${(at("lane, streamed") / at("lane, whole")).toFixed(2)}x, gateway alone ${(at("gateway alone, streamed") / at("gateway alone, whole")).toFixed(2)}x; the lane's and SSE stages' share of a stream: ${(at("lane, streamed") - at("gateway alone, streamed")).toFixed(0)} µs`)
+process.exit(0)

@@ -110,7 +110,7 @@ const expectExact = (index: SearchIndex, query: string, k: number) => {
   expect(actual.map((r) => key(r.score, r.doc)), query).toEqual(exhaustiveTopK(index, query, k).map(([doc, score]) => key(score, doc)))
 }
 
-/** Far above the second or so these checks take: a query past it is one that never returns. */
+/** Far above the 2-3 s these checks take (a worker start and an index build included): a query past it never returns. */
 const RANK_DEADLINE_MS = 60_000
 
 /**

@@ -12,17 +12,16 @@
  * script's own: one per whole request, three per streamed one on the lane (answer, drain, join),
  * one or two through the gateway alone.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { cpus } from "node:os"
-import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { Context, Effect, Exit, Fiber, Layer, Result, Scope, Stream } from "effect"
 import { chatRequestOf, decodeChatRequest } from "../../core/api/ChatHandlers.ts"
 import { makeExpressLane } from "../../core/api/ExpressLane.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { ChatGateway } from "../../core/chat/ChatGateway.ts"
-import { freePort, servicesLayer, TEST_KEY } from "../support/servers.ts"
+import { servicesLayer, TEST_KEY } from "../support/servers.ts"
 import { median } from "./support/stats.ts"
+import { startUpstreamProcess } from "./support/upstreamProcess.ts"
 
 const { values } = parseArgs({
   options: {
@@ -36,18 +35,8 @@ const rounds = Number(values.rounds)
 for (const [name, value] of [["--requests", requests], ["--rounds", rounds], ["--words", Number(values.words)]] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of at least 1`)
 }
-const root = resolve(import.meta.dirname, "../..")
 
-let upstream: ChildProcess | undefined
-process.on("exit", () => upstream?.kill("SIGTERM"))
-const port = await freePort()
-upstream = spawn(process.execPath, ["test/support/mockUpstream.ts", "--port", String(port), "--words", values.words], { cwd: root, stdio: "ignore" })
-const upstreamUrl = `http://127.0.0.1:${port}/v1`
-for (let i = 0; ; i++) {
-  if (await fetch(`${upstreamUrl}/models`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false)) break
-  if (i === 100) throw new Error("the mock upstream did not start")
-  await new Promise((r) => setTimeout(r, 100))
-}
+const upstreamUrl = (await startUpstreamProcess(Number(values.words))).url
 
 // The application's own composition, with a key whose limit the run cannot reach.
 const services = servicesLayer({

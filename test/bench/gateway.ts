@@ -23,6 +23,7 @@ import autocannon from "autocannon"
 import { hashKey } from "../../core/auth/KeyRecord.ts"
 import { freePort } from "../support/servers.ts"
 import { cpuTimeUs } from "./support/processCpu.ts"
+import { startUpstreamProcess } from "./support/upstreamProcess.ts"
 
 const { values } = parseArgs({
   options: {
@@ -62,10 +63,8 @@ const until = async (what: string, check: (signal: AbortSignal) => Promise<boole
 }
 
 // The upstream: 64-word answers, no delays, recording off.
-const upstreamPort = await freePort()
-const upstream = spawnNode(["test/support/mockUpstream.ts", "--port", String(upstreamPort), "--words", "64"], {})
-const upstreamUrl = `http://127.0.0.1:${upstreamPort}/v1`
-await until("mock upstream", async (signal) => (await fetch(`${upstreamUrl}/models`, { signal })).ok, upstream.output)
+const upstream = await startUpstreamProcess(64)
+const upstreamUrl = upstream.url
 
 // Periscope: one model routed to the upstream; a key whose limit the run cannot reach.
 const dataDir = mkdtempSync(join(tmpdir(), "periscope-gateway-bench-"))
@@ -153,13 +152,13 @@ const load = (path: Path) =>
 /** A throughput run, with the CPU time the gateway's process and the upstream's spent per request. */
 const throughput = async (path: Path) => {
   const gatewayBefore = path.pid === undefined ? 0 : cpuTimeUs(path.pid)
-  const upstreamBefore = cpuTimeUs(upstream.child.pid!)
+  const upstreamBefore = cpuTimeUs(upstream.pid)
   const result = await load(path)
   const requests = Math.max(1, result.requests.total)
   return {
     result,
     gatewayCpuUs: path.pid === undefined ? undefined : (cpuTimeUs(path.pid) - gatewayBefore) / requests,
-    upstreamCpuUs: (cpuTimeUs(upstream.child.pid!) - upstreamBefore) / requests
+    upstreamCpuUs: (cpuTimeUs(upstream.pid) - upstreamBefore) / requests
   }
 }
 

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from "node:worker_threads"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import type { EngineOptions } from "../../core/index/IndexBuilder.ts"
-import { buildIndex } from "./support.ts"
+import { buildIndex, rankKey } from "./support.ts"
 
 export interface RankJob {
   readonly docs: ReadonlyArray<IndexDocument>
@@ -18,9 +18,6 @@ export interface RankJob {
 export type RankMessage =
   | { readonly _tag: "Started"; readonly query: number }
   | { readonly _tag: "Done"; readonly ranked: ReadonlyArray<ReadonlyArray<string>> }
-
-/** A ranked document as the exactness tests compare it: its score to nine places, then its id. */
-export const rankKey = (score: number, doc: number) => `${score.toFixed(9)}:${doc}`
 
 if (parentPort !== null && workerData !== undefined) {
   const job = workerData as RankJob

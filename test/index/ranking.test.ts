@@ -4,8 +4,7 @@ import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import type { EngineOptions } from "../../core/index/IndexBuilder.ts"
 import { rankWithDeadline } from "./rankingDeadline.ts"
-import { rankKey as key } from "./rankWorker.ts"
-import { buildIndex, links, plainBm25, seeded } from "./support.ts"
+import { buildIndex, links, plainBm25, rankKey as key, seeded } from "./support.ts"
 
 const ranked = (index: SearchIndex, query: string, limit = 10) =>
   index.rank(query, limit, { collapse: false }).map((r) => [r.url.replace("https://t.example/", ""), Number(r.score.toFixed(6))])

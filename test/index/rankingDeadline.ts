@@ -27,4 +27,9 @@ export const rankWithDeadline = (job: RankJob, deadlineMs: number): Promise<Read
       clearTimeout(timer)
       reject(error)
     })
+    // Settled already when it answered or failed; otherwise it stopped without a word.
+    worker.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`the ranking worker exited with ${code} on query ${started}`))
+    })
   })

@@ -13,6 +13,9 @@ export const buildIndex = (docs: ReadonlyArray<IndexDocument>, options?: EngineO
 /** Plain BM25 on the text field only, no proximity, no collapsing: scores are checkable by hand. */
 export const plainBm25: EngineOptions = { fieldWeights: { title: 0, body: 1, url: 0 }, proximity: 0, nearDuplicateBits: -1 }
 
+/** A ranked document as the exactness tests compare it: its score to nine places, then its id. */
+export const rankKey = (score: number, doc: number) => `${score.toFixed(9)}:${doc}`
+
 export const links = (index: SearchIndex, query: string, limit = 10) => index.search(query, limit).hits.map((h) => h.link)
 
 /** mulberry32, for reproducible random corpora. */

@@ -1,5 +1,5 @@
 /** /v1/chat/completions (JSON or SSE) and /v1/models over the ChatModel service. */
-import { Duration, Effect, Exit, Fiber, Option, Result, Scope, Stream } from "effect"
+import { Effect, Result, type Stream } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ChatCompletionResponse } from "../chat/ChatCompletion.ts"
 import { ChatGateway, type GatewayResult } from "../chat/ChatGateway.ts"
@@ -8,7 +8,7 @@ import { requestSchemaProblem } from "../chat/ToolValidation.ts"
 import { type Answer, errorAnswer, jsonAnswer, toHttpResponse } from "./Answer.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { ApiError } from "./ApiError.ts"
-import { type SequencedEvent, sequenceChunks, sseBody } from "./ChatSse.ts"
+import { openSse, type SequencedEvent, sequenceChunks } from "./ChatSse.ts"
 import { completionId } from "./CompletionIds.ts"
 import { fromChatError, internalError } from "./DomainErrors.ts"
 import { CHAT_BODY_LIMIT, decodeJsonText, makeBodyDecoder, readJsonText } from "./JsonBody.ts"
@@ -65,59 +65,6 @@ const checkSchemas = (body: ChatCompletionRequest): Effect.Effect<void, ApiError
 }
 
 /**
- * A stream's answer, committed only once its first event is in or `wait`
- * has passed: a failure before any chunk (an upstream 500, 401 or 429, a
- * refused connection) is answered with its own status instead of 200 and an
- * error event. Failures come that fast; a slow first token gets its 200 (and
- * keep-alives) after `wait`. The first pull runs in a fiber of its own, so
- * the wait never interrupts the stream.
- */
-export const commitStream = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>, wait: Duration.Duration) {
-  const scope = yield* Scope.make()
-  return yield* commitIn(events, wait, scope).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
-})
-
-// Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
-const commitIn = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>, wait: Duration.Duration, scope: Scope.Closeable) {
-  const pull = yield* Stream.toPull(events).pipe(Scope.provide(scope))
-  const first = yield* Effect.forkIn(pull, scope)
-  const early = yield* Fiber.await(first).pipe(Effect.timeoutOption(wait))
-  if (Option.isSome(early) && Exit.isSuccess(early.value)) {
-    const head = early.value.value[0]
-    if (head._tag === "Error") {
-      yield* Scope.close(scope, Exit.void)
-      return { _tag: "Failed" as const, error: head.error }
-    }
-  }
-  let pulled = false
-  const rest = Effect.suspend(() => {
-    if (pulled) return pull
-    pulled = true
-    return Fiber.join(first)
-  })
-  const stream = Stream.fromPull(Effect.succeed(rest)).pipe(Stream.ensuring(Scope.close(scope, Exit.void)))
-  return { _tag: "Open" as const, stream }
-})
-
-const shuttingDown: SequencedEvent = {
-  _tag: "Error",
-  error: new ApiError({ kind: "unavailable", message: "the server is shutting down; send the request again", param: null, code: "server_shutting_down" })
-}
-
-/**
- * The stream until `end` completes, then an error event saying why it stopped (the backend is
- * interrupted). Not a merge: a merge still lets buffered chunks through after the error event.
- */
-const endingAt = (events: Stream.Stream<SequencedEvent>, end: Effect.Effect<void>): Stream.Stream<SequencedEvent> =>
-  Stream.suspend(() => {
-    let ended = false
-    return events.pipe(
-      Stream.interruptWhen(Effect.andThen(end, Effect.sync(() => { ended = true }))),
-      Stream.concat(Stream.suspend(() => ended ? Stream.succeed(shuttingDown) : Stream.empty))
-    )
-  })
-
-/**
  * A chat completion from the body's text to the answer (JSON, or the SSE stream), errors
  * rendered in the chat family: the HttpApi handler below and the express lane (ExpressLane)
  * answer with this.
@@ -133,10 +80,10 @@ const answerChat = Effect.fnUntraced(
     const chatRequest = chatRequestOf(chat, body, sent)
     if (chatRequest.stream) {
       const options = yield* ServerOptions
-      const opened = yield* commitStream(streamChat(chat, chatRequest), options.streamKeepAlive)
-      if (opened._tag === "Failed") return yield* Effect.fail(opened.error)
       const lifecycle = yield* ServerLifecycle
-      return { _tag: "Events", headers: SSE_HEADERS, events: sseBody(endingAt(opened.stream, lifecycle.streamsEnd), options.streamKeepAlive) } satisfies Answer
+      const opened = yield* openSse(streamChat(chat, chatRequest), options.streamKeepAlive, lifecycle.streamsEnd)
+      if (opened._tag === "Failed") return yield* Effect.fail(opened.error)
+      return { _tag: "Events", headers: SSE_HEADERS, events: opened.body } satisfies Answer
     }
     // Written directly: the handler's types already match the contract's schema.
     return jsonAnswer(yield* completeChat(chat, chatRequest))

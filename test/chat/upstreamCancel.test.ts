@@ -2,9 +2,11 @@
  * Cancellation reaches the upstream: interrupting a stream (a client that
  * disconnected), a consumer that stops reading, or interrupting a whole
  * completion while the upstream is still thinking closes the upstream HTTP
- * connection within one second, which the mock upstream sees on its socket.
+ * connection within one second, which the mock upstream sees on its socket;
+ * through fetch and through Undici alike.
  */
-import { Deferred, Effect, Fiber, Stream } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
 import type { ChatChunk } from "../../core/chat/ChatCompletion.ts"
@@ -25,7 +27,11 @@ beforeAll(async () => {
 })
 afterAll(() => upstream.close())
 
-const provide = <A, E>(effect: Effect.Effect<A, E, UpstreamClient>) => Effect.provide(effect, OpenAiUpstream.layerFetch)
+/** Both HTTP clients the adapters use: fetch (Deno, the library) and Undici (the Node server). */
+const clients = [
+  { name: "fetch", layer: OpenAiUpstream.layerFetch },
+  { name: "Undici", layer: OpenAiUpstream.layer.pipe(Layer.provide(NodeHttpClient.layerUndici)) }
+]
 
 /** Waits for the mock to see request `index` close; returns how long after `since` it closed. */
 const closedWithin = async (index: number, since: number) => {
@@ -36,7 +42,9 @@ const closedWithin = async (index: number, since: number) => {
 /** The recorded index of the next request the mock receives. */
 const nextIndex = () => upstream.requests.length
 
-describe("cancellation closes the upstream connection", () => {
+describe.each(clients)("cancellation closes the upstream connection ($name)", ({ layer }) => {
+  const provide = <A, E>(effect: Effect.Effect<A, E, UpstreamClient>) => Effect.provide(effect, layer)
+
   it("interrupting a stream mid-way closes the upstream connection within one second", async () => {
     const index = nextIndex()
     const received: Array<ChatChunk> = []

@@ -4,9 +4,8 @@
  * runs wherever fetch does (Node, Deno, browsers).
  *
  * What it guarantees to the router and the pipeline:
- * - every request runs in a Scope whose closing aborts the HTTP request, so
- *   interrupting `complete` or the stream (a client went away) closes the
- *   upstream connection at once;
+ * - interrupting `complete` or the stream (a client went away) aborts the
+ *   HTTP request, which closes the upstream connection at once;
  * - retries with backoff happen only before the first byte of an answer
  *   (streams: the first SSE data event; whole completions: the parsed body),
  *   and only for errors `isRetryable` accepts;
@@ -105,8 +104,6 @@ const isJsonContent = (response: HttpClientResponse.HttpClientResponse): boolean
 
 export const make = Effect.gen(function*() {
   const base = yield* HttpClient.HttpClient
-  // Streams: closing the request's Scope aborts it, whatever stage it is in.
-  const http = HttpClient.withScope(base)
 
   const fail = (target: UpstreamTarget, failure: Failure): UpstreamError =>
     new UpstreamError({
@@ -142,24 +139,15 @@ export const make = Effect.gen(function*() {
     return request
   }
 
-  /** Sends the request in `scope`; fails with kind connect when no response comes. */
-  const send = (target: UpstreamTarget, request: HttpClientRequest.HttpClientRequest, scope: Scope.Scope) =>
-    http.execute(request).pipe(
-      Scope.provide(scope),
-      // Our trace ids are no business of a third-party model server.
-      Effect.provideService(HttpClient.TracerPropagationEnabled, false),
-      Effect.mapError((error) =>
-        fail(target, { kind: "connect", beforeFirstByte: true, message: `could not reach the upstream: ${describeCause(httpCause(error))}` })
-      )
-    )
-
   /**
-   * Whole completions use the plain client: it aborts the request when the
-   * fiber is interrupted while waiting for the answer or reading its body,
-   * and, unlike the scoped client, does not abort (building a DOMException
-   * with its stack) after every request that completed.
+   * Sends a request; fails with kind connect when no response comes. The
+   * client aborts the request when the fiber is interrupted while waiting for
+   * the answer or reading a whole body, and a body read as a stream when the
+   * stream's scope closes (openIn reads it in the try's scope), so a client
+   * that goes away, or a deadline that closes that scope, closes the upstream
+   * connection (test/chat/upstreamCancel.test.ts, through fetch and Undici).
    */
-  const sendWhole = (target: UpstreamTarget, request: HttpClientRequest.HttpClientRequest) =>
+  const send = (target: UpstreamTarget, request: HttpClientRequest.HttpClientRequest) =>
     base.execute(request).pipe(
       Effect.provideService(HttpClient.TracerPropagationEnabled, false),
       Effect.mapError((error) =>
@@ -229,7 +217,7 @@ export const make = Effect.gen(function*() {
    */
   const completeOnce = Effect.fnUntraced(
     function*(target: UpstreamTarget, request: ChatRequest, body: string): Effect.fn.Return<ChatResult, UpstreamError> {
-      const response = yield* sendWhole(target, buildRequest(target, body, false))
+      const response = yield* send(target, buildRequest(target, body, false))
       if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
       const text = yield* response.text.pipe(Effect.mapError((error) =>
         fail(target, { kind: "stream", beforeFirstByte: true, message: `the upstream connection broke while sending the answer: ${describeCause(httpCause(error))}` })
@@ -345,7 +333,7 @@ export const make = Effect.gen(function*() {
   const openIn = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, scope: Scope.Closeable) {
     const startedAt = yield* Clock.currentTimeMillis
     const { connectMs, firstTokenMs } = target.timeouts
-    const response = yield* send(target, buildRequest(target, body, true), scope).pipe(
+    const response = yield* send(target, buildRequest(target, body, true)).pipe(
       Effect.timeoutOrElse({ duration: connectMs, orElse: () => Effect.fail(timeout(target, "connect", connectMs, true)) })
     )
     if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)

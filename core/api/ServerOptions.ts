@@ -13,7 +13,8 @@ export const ServerOptions = Context.Reference<ServerOptionsShape>("periscope/ap
 /**
  * How an adapter ends open chat streams at shutdown: when `streamsEnd`
  * completes, every open stream sends an error event and `data: [DONE]` and
- * closes, so clients learn why instead of seeing a cut connection.
+ * closes, so clients learn why instead of seeing a cut connection (a stream
+ * still waiting for its first event is answered 503 with that error).
  */
 export interface ServerLifecycleShape {
   readonly streamsEnd: Effect.Effect<void>

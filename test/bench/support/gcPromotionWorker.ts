@@ -1,0 +1,135 @@
+/**
+ * One path of test/bench/gcPromotion.ts: sequential requests to the mock upstream (or through
+ * Periscope's chat stack to it), in a process started with --trace-gc-nvp, so that the parent can
+ * sum the young-generation collections between the "measuring" and "measured" lines this prints.
+ *
+ *   node --trace-gc-nvp gcPromotionWorker.ts <path> <requests> <upstream base URL>
+ */
+import { Agent as HttpAgent, request as httpRequest } from "node:http"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Context, Effect, Fiber, Layer, Result, Scope, Stream } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { Client as UndiciClient, request as undiciRequest } from "undici"
+import { chatRequestOf, decodeChatRequest } from "../../../core/api/ChatHandlers.ts"
+import { makeExpressLane } from "../../../core/api/ExpressLane.ts"
+import { recordsFromPlainKeys } from "../../../core/auth/KeyRecord.ts"
+import { ChatGateway } from "../../../core/chat/ChatGateway.ts"
+import { servicesLayer, TEST_KEY } from "../../support/servers.ts"
+
+const [path, requestsText, upstreamUrl] = process.argv.slice(2)
+if (path === undefined || upstreamUrl === undefined) throw new Error("usage: gcPromotionWorker.ts <path> <requests> <upstream base URL>")
+const requests = Number(requestsText)
+
+const chatUrl = `${upstreamUrl}/chat/completions`
+const upstreamBody = JSON.stringify({ model: "mock-model", stream: true, messages: [{ role: "user", content: "Tell me something." }] })
+
+/** Effect's HttpClient over one of the Node adapter's two transports, built once. */
+const effectClient = async (layer: Layer.Layer<HttpClient.HttpClient>) => {
+  const context = await Effect.runPromise(Layer.build(layer).pipe(Scope.provide(Scope.makeUnsafe())))
+  const client = Context.get(context, HttpClient.HttpClient)
+  return () => client.execute(HttpClientRequest.post(chatUrl).pipe(HttpClientRequest.bodyText(upstreamBody, "application/json")))
+}
+
+/** Periscope's chat stack (the application's composition) with the mock upstream as its one model. */
+const chatStack = async () => {
+  const services = servicesLayer({
+    keys: recordsFromPlainKeys([TEST_KEY], 1_000_000_000),
+    chatConfig: { upstreams: { mock: { baseUrl: upstreamUrl, preset: "passthrough" } }, models: [{ name: "bench-model", targets: [{ upstream: "mock", model: "mock-model" }] }] }
+  })
+  const context = await Effect.runPromise(Layer.build(services).pipe(Scope.provide(Scope.makeUnsafe())))
+  return { context, lane: await Effect.runPromise(Effect.provide(makeExpressLane, context)) }
+}
+
+/** The controls: 64 small objects made at each of ten async steps, with no I/O. */
+const stepData = () => Array.from({ length: 64 }, (_, i) => ({ i, text: `word${i}` }))
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+const paths: Record<string, () => Promise<() => Promise<unknown>>> = {
+  "promises, ten async steps (control)": async () => async () => {
+    let kept: unknown
+    for (let i = 0; i < 10; i++) {
+      kept = stepData()
+      await nextTurn()
+    }
+    return kept
+  },
+  "Effect fiber, ten async steps (control)": async () => () =>
+    Effect.runPromise(Effect.gen(function*() {
+      let kept: unknown
+      for (let i = 0; i < 10; i++) {
+        kept = stepData()
+        yield* Effect.callback<void>((resume) => {
+          setImmediate(() => resume(Effect.void))
+        })
+      }
+      return kept
+    })),
+  "undici request, body.text()": async () => async () => (await undiciRequest(chatUrl, { method: "POST", body: upstreamBody })).body.text(),
+  "undici request, body.dump()": async () => async () => (await undiciRequest(chatUrl, { method: "POST", body: upstreamBody })).body.dump(),
+  "undici dispatch, own handler": async () => {
+    const url = new URL(chatUrl)
+    const client = new UndiciClient(url.origin)
+    return () =>
+      new Promise<void>((resolve, reject) =>
+        client.dispatch({ method: "POST", path: url.pathname, body: upstreamBody }, {
+          onRequestStart() {},
+          onResponseStart() {},
+          onResponseData() {},
+          onResponseEnd: () => resolve(),
+          onResponseError: (_controller: unknown, error: Error) => reject(error)
+        }))
+  },
+  "node:http request": async () => {
+    const agent = new HttpAgent({ keepAlive: true })
+    return () =>
+      new Promise<void>((resolve, reject) => {
+        const request = httpRequest(chatUrl, { method: "POST", agent }, (response) => {
+          response.on("data", () => {})
+          response.on("end", () => resolve())
+        })
+        request.on("error", reject)
+        request.end(upstreamBody)
+      })
+  },
+  "Effect HttpClient (Undici), text": async () => {
+    const post = await effectClient(NodeHttpClient.layerUndici)
+    return () => Effect.runPromise(Effect.flatMap(post(), (response) => response.text))
+  },
+  "Effect HttpClient (Undici), stream": async () => {
+    const post = await effectClient(NodeHttpClient.layerUndici)
+    return () => Effect.runPromise(Effect.flatMap(post(), (response) => Stream.runDrain(response.stream)))
+  },
+  "Effect HttpClient (node:http), stream": async () => {
+    const post = await effectClient(NodeHttpClient.layerNodeHttp)
+    return () => Effect.runPromise(Effect.flatMap(post(), (response) => Stream.runDrain(response.stream)))
+  },
+  "chat gateway alone, streamed": async () => {
+    const chat = Context.get((await chatStack()).context, ChatGateway)
+    const json = { model: "bench-model", stream: true, messages: [{ role: "user", content: "Tell me something." }] }
+    const decoded = decodeChatRequest(json)
+    if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
+    const request = chatRequestOf(chat, decoded.success, json)
+    return () => Effect.runPromise(Stream.runDrain(chat.stream(request)))
+  },
+  "express lane, streamed": async () => {
+    const { lane } = await chatStack()
+    const route = lane.routeOf("POST", "/v1/chat/completions")!
+    const text = JSON.stringify({ model: "bench-model", stream: true, messages: [{ role: "user", content: "Tell me something." }] })
+    const head = { method: "POST", url: "/v1/chat/completions", headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", "content-length": String(text.length) } }
+    return async () => {
+      const answer = await Effect.runPromise(Fiber.join(lane.answer(route, head, text)))
+      if (answer._tag === "Json") throw new Error(`the lane answered ${answer.status}: ${answer.body}`)
+      await Effect.runPromise(Fiber.join(lane.fork(Stream.runDrain(answer.events))))
+    }
+  }
+}
+
+
+const make = paths[path]
+if (make === undefined) throw new Error(`unknown path ${JSON.stringify(path)}; one of: ${Object.keys(paths).join(", ")}`)
+const run = await make()
+for (let i = 0; i < 300; i++) await run()
+console.log("measuring")
+for (let i = 0; i < requests; i++) await run()
+console.log("measured")
+process.exit(0)

@@ -8,8 +8,9 @@
  *
  *   node test/bench/gcPromotion.ts [--requests 3000] [--semi-space 2]
  *
- * Two controls without I/O (promises, and an Effect fiber, through ten async steps) show what
- * the runtime alone promotes. Prints, per path, the scavenges, their mean and longest pause, and KB allocated and promoted
+ * Paths without I/O show what the runtime alone promotes: promises and an Effect fiber through
+ * ten async steps, and an Effect Stream of eight arrays passed on whole (map) or each as an
+ * inner stream (flatMap). Prints, per path, the scavenges, their mean and longest pause, and KB allocated and promoted
  * per request. `--semi-space` (MB) sets the young generation's size; a share promoted that
  * does not change with it means the promoted objects are kept by something other than being
  * in flight at the collection.
@@ -36,6 +37,8 @@ for (const [name, value] of [["--requests", requests], ["--semi-space", semiSpac
 const paths = [
   "promises, ten async steps (control)",
   "Effect fiber, ten async steps (control)",
+  "Effect Stream, map (control)",
+  "Effect Stream, flatMap to inner streams",
   "undici request, body.text()",
   "undici request, body.dump()",
   "undici dispatch, own handler",

@@ -64,6 +64,17 @@ const paths: Record<string, () => Promise<() => Promise<unknown>>> = {
       }
       return kept
     })),
+  // Eight arrays of 64 objects each made synchronously, then passed on whole or each as an inner stream.
+  "Effect Stream, map (control)": async () => () =>
+    Effect.runPromise(Stream.runDrain(Stream.fromIterable([0, 1, 2, 3, 4, 5, 6, 7]).pipe(
+      Stream.mapEffect(() => Effect.sync(stepData)),
+      Stream.map((array) => array)
+    ))),
+  "Effect Stream, flatMap to inner streams": async () => () =>
+    Effect.runPromise(Stream.runDrain(Stream.fromIterable([0, 1, 2, 3, 4, 5, 6, 7]).pipe(
+      Stream.mapEffect(() => Effect.sync(stepData)),
+      Stream.flatMap((array) => Stream.succeed(array))
+    ))),
   "undici request, body.text()": async () => async () => (await undiciRequest(chatUrl, { method: "POST", body: upstreamBody })).body.text(),
   "undici request, body.dump()": async () => async () => (await undiciRequest(chatUrl, { method: "POST", body: upstreamBody })).body.dump(),
   "undici dispatch, own handler": async () => {

@@ -17,10 +17,10 @@ import { OpenApi } from "effect/http-api"
 import { PeriscopeApi } from "../../core/api/Api.ts"
 import { ChatCompletionRequest } from "../../core/chat/ChatRequest.ts"
 import { decodeJsonText, decoderFor } from "../../core/schema/Decode.ts"
+import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "15" } } })
-const rounds = Number(values.rounds)
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of at least 1; got ${values.rounds}`)
+const rounds = wholeNumberOption("--rounds", values.rounds)
 
 const tools = Array.from({ length: 8 }, (_, i) => ({
   type: "function",

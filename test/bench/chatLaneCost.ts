@@ -14,14 +14,12 @@
  */
 import { cpus } from "node:os"
 import { parseArgs } from "node:util"
-import { Context, Effect, Exit, Fiber, Layer, Result, Scope, Stream } from "effect"
-import { chatRequestOf, decodeChatRequest } from "../../core/api/ChatHandlers.ts"
-import { makeExpressLane } from "../../core/api/ExpressLane.ts"
-import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
-import { ChatGateway } from "../../core/chat/ChatGateway.ts"
-import { servicesLayer, TEST_KEY } from "../support/servers.ts"
+import { Effect, Fiber, Stream } from "effect"
+import { alignedTable } from "./support/alignedTable.ts"
+import { benchChatBody, makeBenchChatStack } from "./support/benchChatStack.ts"
 import { median } from "./support/stats.ts"
 import { startUpstreamProcess } from "./support/upstreamProcess.ts"
+import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const { values } = parseArgs({
   options: {
@@ -30,48 +28,31 @@ const { values } = parseArgs({
     words: { type: "string", default: "1" }
   }
 })
-const requests = Number(values.requests)
-const rounds = Number(values.rounds)
-for (const [name, value] of [["--requests", requests], ["--rounds", rounds], ["--words", Number(values.words)]] as const) {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of at least 1`)
-}
+const requests = wholeNumberOption("--requests", values.requests)
+const rounds = wholeNumberOption("--rounds", values.rounds)
+const words = wholeNumberOption("--words", values.words)
 
-const upstreamUrl = (await startUpstreamProcess(Number(values.words))).url
+const upstreamUrl = (await startUpstreamProcess(words)).url
 
 // The application's own composition, with a key whose limit the run cannot reach.
-const services = servicesLayer({
-  keys: recordsFromPlainKeys([TEST_KEY], 1_000_000_000),
-  chatConfig: { upstreams: { mock: { baseUrl: upstreamUrl, preset: "passthrough" } }, models: [{ name: "bench-model", targets: [{ upstream: "mock", model: "mock-model" }] }] }
-})
-const scope = Scope.makeUnsafe()
-const context = await Effect.runPromise(Layer.build(services).pipe(Scope.provide(scope)))
-const lane = await Effect.runPromise(Effect.provide(makeExpressLane, context))
-const chat = Context.get(context, ChatGateway)
-const route = lane.routeOf("POST", "/v1/chat/completions")!
-
-const bodyOf = (stream: boolean) => ({ model: "bench-model", stream, messages: [{ role: "user", content: "Tell me something." }] })
+const stack = await makeBenchChatStack(upstreamUrl)
 
 const throughLane = async (stream: boolean) => {
-  const text = JSON.stringify(bodyOf(stream))
-  const head = { method: "POST", url: "/v1/chat/completions", headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", "content-length": String(text.length) } }
-  const answer = await Effect.runPromise(Fiber.join(lane.answer(route, head, text)))
+  const answer = await stack.answerInLane(benchChatBody(stream))
   if (answer._tag === "Json") {
     if (answer.status !== 200) throw new Error(`the lane answered ${answer.status}: ${answer.body}`)
     return
   }
   let received = ""
   const decoder = new TextDecoder()
-  await Effect.runPromise(Fiber.join(lane.fork(Stream.runForEach(answer.events, (bytes) => Effect.sync(() => { received += decoder.decode(bytes, { stream: true }) })))))
+  await Effect.runPromise(Fiber.join(stack.lane.fork(Stream.runForEach(answer.events, (bytes) => Effect.sync(() => { received += decoder.decode(bytes, { stream: true }) })))))
   if (!received.endsWith("data: [DONE]\n\n") || !received.includes("word0")) throw new Error(`a stream ended early: ${received.slice(0, 200)}`)
 }
 
 const throughGateway = async (stream: boolean) => {
-  const json = bodyOf(stream)
-  const decoded = decodeChatRequest(json)
-  if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
-  const request = chatRequestOf(chat, decoded.success, json)
-  if (stream) await Effect.runPromise(Stream.runDrain(chat.stream(request)))
-  else await Effect.runPromise(chat.complete(request))
+  const request = stack.gatewayRequest(benchChatBody(stream))
+  if (stream) await Effect.runPromise(Stream.runDrain(stack.chat.stream(request)))
+  else await Effect.runPromise(stack.chat.complete(request))
 }
 
 /** Effect numbers fibers from one counter: a new fiber's id is the count so far. */
@@ -96,14 +77,12 @@ for (let round = 0; round < rounds; round++) {
     fibers.set(path.name, (fibersSoFar() - fibersBefore - 1) / requests)
   }
 }
-await Effect.runPromise(Scope.close(scope, Exit.void))
+await stack.close()
 
-console.log(`Chat in process, one request at a time: ${requests} requests x ${rounds} rounds per path, ${values.words}-word answers; ${process.version}, ${cpus().length} cores\n`)
+console.log(`Chat in process, one request at a time: ${requests} requests x ${rounds} rounds per path, ${words}-word answers; ${process.version}, ${cpus().length} cores\n`)
 const rows = paths.map((p) => [p.name, median(cpu.get(p.name)!).toFixed(0), cpu.get(p.name)!.map((x) => x.toFixed(0)).join(", "), fibers.get(p.name)!.toFixed(1)])
 const header = ["path", "CPU µs/request (median)", "rounds", "fibers/request"]
-const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-console.log(header.map((h, i) => (i === 0 ? h.padEnd(widths[i]!) : h.padStart(widths[i]!))).join("  "))
-for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "))
+console.log(alignedTable(header, rows))
 const at = (name: string) => median(cpu.get(name)!)
 console.log(`\nstreamed vs whole: lane ${(at("lane, streamed") / at("lane, whole")).toFixed(2)}x, gateway alone ${(at("gateway alone, streamed") / at("gateway alone, whole")).toFixed(2)}x; the lane's and SSE stages' share of a stream: ${(at("lane, streamed") - at("gateway alone, streamed")).toFixed(0)} µs`)
 process.exit(0)

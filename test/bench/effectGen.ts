@@ -15,10 +15,10 @@
 import { parseArgs } from "node:util"
 import { Effect } from "effect"
 import { median } from "./support/stats.ts"
+import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "15" } } })
-const rounds = Number(values.rounds)
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of at least 1; got ${values.rounds}`)
+const rounds = wholeNumberOption("--rounds", values.rounds)
 
 const drive = (iterator: Generator<number, number, number>): number => {
   let step = iterator.next(0)

@@ -22,6 +22,7 @@ import { parseArgs } from "node:util"
 import autocannon from "autocannon"
 import { hashKey } from "../../core/auth/KeyRecord.ts"
 import { freePort } from "../support/servers.ts"
+import { alignedTable } from "./support/alignedTable.ts"
 import { cpuTimeUs } from "./support/processCpu.ts"
 import { startUpstreamProcess } from "./support/upstreamProcess.ts"
 
@@ -271,10 +272,7 @@ const table = rows.map((r) => [
   r === direct ? "-" : r.ttfc99 === undefined ? "failed" : (r.ttfc99 - direct.ttfc99!).toFixed(3),
   String(r.errors)
 ])
-const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length)))
-console.log(header.map((h, i) => (i === 0 ? h.padEnd(widths[i]!) : h.padStart(widths[i]!))).join("  "))
-console.log(widths.map((w) => "-".repeat(w)).join("  "))
-for (const t of table) console.log(t.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "))
+console.log(alignedTable(header, table, { rule: true }))
 const periscopeRow = rows.find((r) => r.name === "Periscope")!
 const portkeyRow = rows.find((r) => r.name === "Portkey")!
 const floorRow = rows.find((r) => r.name === "bare node:http proxy")!

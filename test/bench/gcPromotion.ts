@@ -19,7 +19,9 @@ import { spawn } from "node:child_process"
 import { cpus } from "node:os"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
+import { alignedTable } from "./support/alignedTable.ts"
 import { startUpstreamProcess } from "./support/upstreamProcess.ts"
+import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const { values } = parseArgs({
   options: {
@@ -27,11 +29,8 @@ const { values } = parseArgs({
     "semi-space": { type: "string", default: "2" }
   }
 })
-const requests = Number(values.requests)
-const semiSpace = Number(values["semi-space"])
-for (const [name, value] of [["--requests", requests], ["--semi-space", semiSpace]] as const) {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of at least 1`)
-}
+const requests = wholeNumberOption("--requests", values.requests)
+const semiSpace = wholeNumberOption("--semi-space", values["semi-space"])
 
 // The controls without I/O, the clients bare, then Effect's client, then Periscope's layers.
 const paths = [
@@ -125,7 +124,5 @@ for (const path of paths) {
 
 console.log(`Young-generation promotion: ${requests} sequential requests per path, 64-word streamed answers from the mock upstream, ${semiSpace} MB semi-spaces; ${process.version}, ${cpus().length} cores\n`)
 const header = ["path", "scavenges", "mean pause ms", "max pause ms", "KB allocated/req", "KB promoted/req", "promoted"]
-const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
-console.log(header.map((h, i) => (i === 0 ? h.padEnd(widths[i]!) : h.padStart(widths[i]!))).join("  "))
-for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  "))
+console.log(alignedTable(header, rows))
 process.exit(0)

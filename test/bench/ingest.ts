@@ -37,13 +37,13 @@ import { extractedInPlace } from "../../adapters/node/sources/asyncItems.ts"
 import type { DocumentSource, PageItem } from "../../core/ingest/DocumentSource.ts"
 import { type DocPage, largePackages, loadDebianDocs } from "../support/debianDocs.ts"
 import { median } from "./support/stats.ts"
+import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const all = process.argv.includes("--all")
 const pagesArg = process.argv.indexOf("--pages")
 const endToEndOnly = process.argv.includes("--end-to-end")
 const roundsArg = process.argv.indexOf("--rounds")
-const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 3
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of at least 1; got ${process.argv[roundsArg + 1]}`)
+const rounds = roundsArg > 0 ? wholeNumberOption("--rounds", process.argv[roundsArg + 1]) : 3
 const corpus = loadDebianDocs(largePackages)
 if (corpus._tag === "Missing") {
   console.error(`Debian documentation corpus unavailable: ${corpus.reason}`)

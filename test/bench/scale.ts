@@ -32,11 +32,11 @@ import type { QuerySetFigures } from "./support/queryTiming.ts"
 import type { WorkerFigures } from "./support/searchWorker.ts"
 import { describePaired, median, medianBy } from "./support/stats.ts"
 import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
+import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const { values, positionals } = parseArgs({ options: { xapian: { type: "boolean", default: false }, rounds: { type: "string", default: "5" } }, allowPositionals: true })
 const withXapian = values.xapian
-const rounds = Number(values.rounds)
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of at least 1; got ${values.rounds}`)
+const rounds = wholeNumberOption("--rounds", values.rounds)
 const sizes = positionals.map(Number)
 if (sizes.some((n) => !Number.isInteger(n) || n <= 0 || n > scaleTarget)) throw new Error(`sizes must be whole numbers from 1 to ${scaleTarget}`)
 if (sizes.length === 0) sizes.push(100_000, 300_000, 1_000_000)

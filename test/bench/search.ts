@@ -25,11 +25,11 @@ import { lastJsonLine } from "./support/jsonlLines.ts"
 import type { WorkerFigures } from "./support/searchWorker.ts"
 import { describePaired, median, medianBy } from "./support/stats.ts"
 import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
+import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const allEngines = ["periscope", "periscope-no-proximity", "xapian-inmemory", "xapian-glass", "minisearch", "orama", "flexsearch"]
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: "string", default: "3" } } })
-const rounds = Number(values.rounds)
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of at least 1; got ${values.rounds}`)
+const rounds = wholeNumberOption("--rounds", values.rounds)
 const engines = positionals.length > 0 ? positionals : allEngines
 for (const engine of engines) if (!allEngines.includes(engine)) throw new Error(`unknown engine ${engine}; choose from ${allEngines.join(", ")}`)
 const minimumDocuments = 50_000

@@ -7,37 +7,23 @@
  */
 import { Agent as HttpAgent, request as httpRequest } from "node:http"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Context, Effect, Fiber, Layer, Result, Scope, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Scope, Stream } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { Client as UndiciClient, request as undiciRequest } from "undici"
-import { chatRequestOf, decodeChatRequest } from "../../../core/api/ChatHandlers.ts"
-import { makeExpressLane } from "../../../core/api/ExpressLane.ts"
-import { recordsFromPlainKeys } from "../../../core/auth/KeyRecord.ts"
-import { ChatGateway } from "../../../core/chat/ChatGateway.ts"
-import { servicesLayer, TEST_KEY } from "../../support/servers.ts"
+import { benchChatBody, makeBenchChatStack } from "./benchChatStack.ts"
 
 const [path, requestsText, upstreamUrl] = process.argv.slice(2)
 if (path === undefined || upstreamUrl === undefined) throw new Error("usage: gcPromotionWorker.ts <path> <requests> <upstream base URL>")
 const requests = Number(requestsText)
 
 const chatUrl = `${upstreamUrl}/chat/completions`
-const upstreamBody = JSON.stringify({ model: "mock-model", stream: true, messages: [{ role: "user", content: "Tell me something." }] })
+const upstreamBody = JSON.stringify({ ...benchChatBody(true), model: "mock-model" })
 
 /** Effect's HttpClient over one of the Node adapter's two transports, built once. */
 const effectClient = async (layer: Layer.Layer<HttpClient.HttpClient>) => {
   const context = await Effect.runPromise(Layer.build(layer).pipe(Scope.provide(Scope.makeUnsafe())))
   const client = Context.get(context, HttpClient.HttpClient)
   return () => client.execute(HttpClientRequest.post(chatUrl).pipe(HttpClientRequest.bodyText(upstreamBody, "application/json")))
-}
-
-/** Periscope's chat stack (the application's composition) with the mock upstream as its one model. */
-const chatStack = async () => {
-  const services = servicesLayer({
-    keys: recordsFromPlainKeys([TEST_KEY], 1_000_000_000),
-    chatConfig: { upstreams: { mock: { baseUrl: upstreamUrl, preset: "passthrough" } }, models: [{ name: "bench-model", targets: [{ upstream: "mock", model: "mock-model" }] }] }
-  })
-  const context = await Effect.runPromise(Layer.build(services).pipe(Scope.provide(Scope.makeUnsafe())))
-  return { context, lane: await Effect.runPromise(Effect.provide(makeExpressLane, context)) }
 }
 
 /** The controls: 64 small objects made at each of ten async steps, with no I/O. */
@@ -115,26 +101,19 @@ const paths: Record<string, () => Promise<() => Promise<unknown>>> = {
     return () => Effect.runPromise(Effect.flatMap(post(), (response) => Stream.runDrain(response.stream)))
   },
   "chat gateway alone, streamed": async () => {
-    const chat = Context.get((await chatStack()).context, ChatGateway)
-    const json = { model: "bench-model", stream: true, messages: [{ role: "user", content: "Tell me something." }] }
-    const decoded = decodeChatRequest(json)
-    if (Result.isFailure(decoded)) throw new Error(decoded.failure.message)
-    const request = chatRequestOf(chat, decoded.success, json)
-    return () => Effect.runPromise(Stream.runDrain(chat.stream(request)))
+    const stack = await makeBenchChatStack(upstreamUrl)
+    const request = stack.gatewayRequest(benchChatBody(true))
+    return () => Effect.runPromise(Stream.runDrain(stack.chat.stream(request)))
   },
   "express lane, streamed": async () => {
-    const { lane } = await chatStack()
-    const route = lane.routeOf("POST", "/v1/chat/completions")!
-    const text = JSON.stringify({ model: "bench-model", stream: true, messages: [{ role: "user", content: "Tell me something." }] })
-    const head = { method: "POST", url: "/v1/chat/completions", headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json", "content-length": String(text.length) } }
+    const stack = await makeBenchChatStack(upstreamUrl)
     return async () => {
-      const answer = await Effect.runPromise(Fiber.join(lane.answer(route, head, text)))
+      const answer = await stack.answerInLane(benchChatBody(true))
       if (answer._tag === "Json") throw new Error(`the lane answered ${answer.status}: ${answer.body}`)
-      await Effect.runPromise(Fiber.join(lane.fork(Stream.runDrain(answer.events))))
+      await Effect.runPromise(Fiber.join(stack.lane.fork(Stream.runDrain(answer.events))))
     }
   }
 }
-
 
 const make = paths[path]
 if (make === undefined) throw new Error(`unknown path ${JSON.stringify(path)}; one of: ${Object.keys(paths).join(", ")}`)

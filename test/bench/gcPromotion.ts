@@ -60,6 +60,9 @@ interface Figures {
   readonly promotedKB: number
 }
 
+/** A worker's whole run: a request takes about 0.1-3 ms here, so this is far beyond a slow one. */
+const WORKER_TIMEOUT_MS = 120_000 + requests * 50
+
 /** Runs one path in a worker and sums its scavenges between the markers. */
 const measure = (path: string) =>
   new Promise<Figures>((done, fail) => {
@@ -72,11 +75,20 @@ const measure = (path: string) =>
       String(requests),
       upstream.url
     ], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    // Stopped however the run ends, and failed instead of waited for when it hangs.
+    const stop = () => child.kill("SIGKILL")
+    process.once("exit", stop)
+    const timer = setTimeout(() => {
+      stop()
+      fail(new Error(`${path}: no end after ${WORKER_TIMEOUT_MS} ms:\n${errors.slice(-2000)}`))
+    }, WORKER_TIMEOUT_MS)
     let output = ""
     let errors = ""
     child.stdout.on("data", (d) => { output += d })
     child.stderr.on("data", (d) => { errors += d })
     child.once("exit", (code) => {
+      clearTimeout(timer)
+      process.off("exit", stop)
       const start = output.indexOf("\nmeasuring\n")
       const end = output.indexOf("\nmeasured\n")
       if (code !== 0 || start < 0 || end < 0) {

@@ -6,7 +6,7 @@
  */
 import { Deferred, Effect, Exit, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { ApiError } from "../../core/api/ApiError.ts"
+import { ApiError, statusOf } from "../../core/api/ApiError.ts"
 import type { ChatCompletionChunk } from "../../core/chat/ChatCompletion.ts"
 import { DONE_EVENT, KEEP_ALIVE_EVENT, openSse, type SequencedEvent } from "../../core/api/ChatSse.ts"
 
@@ -91,6 +91,7 @@ describe("openSse", () => {
     expect(opened._tag).toBe("Failed")
     if (opened._tag !== "Failed") return
     expect(opened.error.kind).toBe("unavailable")
+    expect(statusOf[opened.error.kind]).toBe(503)
     expect(opened.error.code).toBe("server_shutting_down")
   })
 })

@@ -187,6 +187,20 @@ export class InvertedIndex {
     if (this.spareBuffers.length < maxSpareBuffers) this.spareBuffers.push(buffers)
   }
 
+  /**
+   * A score per document and a bitmap of marks (bit doc & 31 of word doc >>> 5), all zero
+   * between queries, for term-at-a-time ranking (TermAtATime.ts): allocated on first use, 8
+   * bytes and a bit per document, and kept, as ranking never runs inside itself.
+   */
+  accumulators(): { readonly scores: Float64Array; readonly marks: Int32Array } {
+    return (this.scoreAccumulators ??= {
+      scores: new Float64Array(this.documentCount),
+      marks: new Int32Array((this.documentCount + 31) >>> 5)
+    })
+  }
+
+  private scoreAccumulators: { readonly scores: Float64Array; readonly marks: Int32Array } | undefined
+
   /** The term's text (for diagnostics and rebuilds). */
   termText(termId: number): string {
     const { termBytes, termOffsets } = this.arrays
@@ -633,6 +647,109 @@ export class PostingCursor {
     }
     if (offset !== end) throw new Error(`postings of term ${this.termId} are corrupt (block ${block})`)
   }
+}
+
+/**
+ * Term-at-a-time reading of one term's postings, start to end (a term's postings are one delta
+ * stream across its blocks): what TermAtATime.ts needs without a cursor's block and run
+ * bookkeeping, for queries where every posting is read anyway.
+ */
+
+/** Sets the bit of every document of the term in `marks` (bit doc & 31 of word doc >>> 5); returns its last document (-1 when none). */
+export const markDocuments = (index: InvertedIndex, termId: number, marks: Int32Array): number => {
+  const a = index.arrays
+  const bytes = a.postings
+  const presenceMask = (1 << (index.fieldCount - 1)) - 1
+  let offset = a.termPostings[termId]!
+  const end = a.termPostings[termId + 1]!
+  let doc = -1
+  while (offset < end) {
+    let byte = bytes[offset++]!
+    let gap = byte & 0x7f
+    for (let shift = 7; byte & 0x80; shift += 7) {
+      byte = bytes[offset++]!
+      gap |= (byte & 0x7f) << shift
+    }
+    doc += gap + 1
+    byte = bytes[offset++]!
+    let code = byte & 0x7f
+    for (let shift = 7; byte & 0x80; shift += 7) {
+      byte = bytes[offset++]!
+      code |= (byte & 0x7f) << shift
+    }
+    // The other fields' frequencies, one varint per presence bit, are skipped.
+    for (let present = code & presenceMask; present !== 0; present &= present - 1) while (bytes[offset++]! & 0x80);
+    marks[doc >>> 5]! |= 1 << (doc & 31)
+  }
+  return doc
+}
+
+/**
+ * Adds the BM25F score of each posting of the term to `scores[doc]` (the same arithmetic as
+ * PostingCursor.score, so sums in the same term order are bit for bit the same); `weight` is
+ * the query weight times idf (PostingCursor.weight). With `onlyMarked`, only for documents whose
+ * bit is set in `marks`.
+ */
+export const addScores = (
+  index: InvertedIndex,
+  termId: number,
+  weight: number,
+  scores: Float64Array,
+  marks: Int32Array,
+  onlyMarked: boolean
+): void => {
+  const a = index.arrays
+  const bytes = a.postings
+  const lengths = a.docLengths
+  const norms = index.norms
+  const f = index.fieldCount
+  const k1 = index.meta.k1
+  const presenceBits = f - 1
+  const presenceMask = (1 << presenceBits) - 1
+  const scale = weight * (k1 + 1)
+  let offset = a.termPostings[termId]!
+  const end = a.termPostings[termId + 1]!
+  let doc = -1
+  while (offset < end) {
+    let byte = bytes[offset++]!
+    let gap = byte & 0x7f
+    for (let shift = 7; byte & 0x80; shift += 7) {
+      byte = bytes[offset++]!
+      gap |= (byte & 0x7f) << shift
+    }
+    doc += gap + 1
+    byte = bytes[offset++]!
+    let code = byte & 0x7f
+    for (let shift = 7; byte & 0x80; shift += 7) {
+      byte = bytes[offset++]!
+      code |= (byte & 0x7f) << shift
+    }
+    if (onlyMarked && (marks[doc >>> 5]! & (1 << (doc & 31))) === 0) {
+      for (let present = code & presenceMask; present !== 0; present &= present - 1) while (bytes[offset++]! & 0x80);
+      continue
+    }
+    const base = doc * f
+    let tfn = 0
+    const first = code >>> presenceBits
+    if (first !== 0) {
+      const length = lengths[base]!
+      tfn = first * (length < tabledLengths ? norms[length]! : index.norm(doc, 0))
+    }
+    for (let k = 1; k < f; k++) {
+      if ((code & (1 << (k - 1))) === 0) continue
+      let tf = 0
+      let shift = 0
+      do {
+        byte = bytes[offset++]!
+        tf |= (byte & 0x7f) << shift
+        shift += 7
+      } while (byte & 0x80)
+      const length = lengths[base + k]!
+      tfn += tf * (length < tabledLengths ? norms[(k << 8) + length]! : index.norm(doc, k))
+    }
+    scores[doc]! += (scale * tfn) / (k1 + tfn)
+  }
+  if (offset !== end) throw new Error(`postings of term ${termId} are corrupt`)
 }
 
 const skipVarints = (bytes: Uint8Array, offset: number, count: number): number => {

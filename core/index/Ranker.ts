@@ -12,6 +12,7 @@
  * before it is scored.
  */
 import { blockSize, endOfPostings, type InvertedIndex, PostingCursor } from "./InvertedIndex.ts"
+import { prefersTermAtATime, rankTermAtATime } from "./TermAtATime.ts"
 import { maxMaskedTerms } from "./TermPresence.ts"
 import { TopK } from "./TopK.ts"
 
@@ -56,8 +57,22 @@ export interface RankedDocuments {
 
 const emptyRanking: RankedDocuments = { docs: new Int32Array(0), scores: new Float64Array(0), complete: true }
 
+/**
+ * How a query without required words is ranked: MaxScore, term at a time (TermAtATime.ts;
+ * queries with exclusions or site: filters, or with no primed threshold, still use MaxScore),
+ * or whichever of the two the cost model expects to be quicker. Both give the same results;
+ * tests and benches force one.
+ */
+export type RankStrategy = "auto" | "maxScore" | "termAtATime"
+
 /** With `cluster` (document -> near-duplicate cluster), the best document of each of the k best clusters. */
-export const rankTopK = (index: InvertedIndex, query: CompiledQuery, k: number, cluster?: Int32Array): RankedDocuments => {
+export const rankTopK = (
+  index: InvertedIndex,
+  query: CompiledQuery,
+  k: number,
+  cluster?: Int32Array,
+  strategy: RankStrategy = "auto"
+): RankedDocuments => {
   const limit = Math.min(k, index.documentCount)
   if (limit <= 0 || query.terms.length === 0) return emptyRanking
   const heap = new TopK(limit, cluster)
@@ -66,8 +81,13 @@ export const rankTopK = (index: InvertedIndex, query: CompiledQuery, k: number, 
     const filter = makeFilter(index, query)
     const requiredIds = new Set<number>(query.requiredTermIds)
     for (const phrase of query.phrases) for (const id of phrase.termIds) requiredIds.add(id)
-    if (requiredIds.size === 0) maxScore(cursors, heap, filter, query.skipTo, primedThreshold(index, query, cursors, limit, cluster))
-    else conjunctive(index, cursors, requiredIds, query.phrases, heap, filter, query.skipTo)
+    if (requiredIds.size === 0) {
+      const primed = primedThreshold(index, query, cursors, limit, cluster)
+      const termAtATime = filter === undefined && query.skipTo === undefined &&
+        (strategy === "termAtATime" ? primed > 0 : strategy === "auto" && prefersTermAtATime(cursors, primed))
+      if (termAtATime) rankTermAtATime(index, cursors, heap, primed)
+      else maxScore(cursors, heap, filter, query.skipTo, primed)
+    } else conjunctive(index, cursors, requiredIds, query.phrases, heap, filter, query.skipTo)
   } finally {
     closeAll(cursors)
   }

@@ -8,7 +8,7 @@ import type { ImageRecord, IndexDocument } from "./Document.ts"
 import type { ResolvedEngineOptions } from "./EngineOptions.ts"
 import { endOfPostings, type InvertedIndex } from "./InvertedIndex.ts"
 import { type ParsedQuery, parseQuery, type SiteFilter } from "./QueryParser.ts"
-import { type CompiledQuery, type Phrase, proximityDepth, type RankedDocuments, rankTopK, rerankByProximity } from "./Ranker.ts"
+import { type CompiledQuery, type Phrase, proximityDepth, type RankedDocuments, type RankStrategy, rankTopK, rerankByProximity } from "./Ranker.ts"
 import { makeSnippet, type SnippetTerms } from "./Snippet.ts"
 import type { StoredFields } from "./StoredFields.ts"
 import { termsInField } from "./TermPresence.ts"
@@ -172,13 +172,18 @@ export class SearchIndex {
 
   /**
    * Ranked page ids, urls and BM25F scores without snippets, for relevance evaluation.
-   * `collapse: false` keeps near-duplicates (plain BM25 output).
+   * `collapse: false` keeps near-duplicates (plain BM25 output); `strategy` forces one ranking strategy (tests, benches).
    */
-  rank(query: string, limit: number, options: { readonly collapse?: boolean } = {}): ReadonlyArray<RankedPage> {
+  rank(
+    query: string,
+    limit: number,
+    options: { readonly collapse?: boolean; readonly strategy?: RankStrategy } = {}
+  ): ReadonlyArray<RankedPage> {
     const plan = this.plan(this.parts.web, parseQuery(typeof query === "string" ? query : ""), false)
     const n = clampLimit(limit)
     if (plan === undefined || n === 0) return []
-    const ranked = this.retrieve(this.parts.web, plan.query, n, options.collapse === false ? undefined : this.parts.pageCluster)
+    const cluster = options.collapse === false ? undefined : this.parts.pageCluster
+    const ranked = this.retrieve(this.parts.web, plan.query, n, cluster, options.strategy)
     return Array.from(ranked.docs, (doc, i) => ({
       doc,
       url: this.parts.pages.get(doc, PageField.Url),
@@ -375,9 +380,9 @@ export class SearchIndex {
   }
 
   /** The k best documents (with `cluster`, one per near-duplicate cluster): BM25F top-k (at least the proximity depth), then the proximity re-ranking. */
-  private retrieve(index: InvertedIndex, query: CompiledQuery, k: number, cluster?: Int32Array): RankedDocuments {
+  private retrieve(index: InvertedIndex, query: CompiledQuery, k: number, cluster?: Int32Array, strategy?: RankStrategy): RankedDocuments {
     const proximity = this.parts.options.proximity
-    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster)
+    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster, strategy)
     const reranked = rerankByProximity(index, query, ranked, proximity)
     if (reranked.docs.length <= k) return reranked
     const termsIn = reranked.termsIn === undefined ? undefined : { field: reranked.termsIn.field, masks: reranked.termsIn.masks.subarray(0, k) }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { blockSize, endOfPostings, PostingCursor } from "../../core/index/InvertedIndex.ts"
+import type { RankStrategy } from "../../core/index/Ranker.ts"
+import { prefersTermAtATime } from "../../core/index/TermAtATime.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import type { EngineOptions } from "../../core/index/IndexBuilder.ts"
@@ -103,10 +105,17 @@ const exhaustiveTopK = (index: SearchIndex, query: string, k: number, keep: (doc
   return [...scores].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, k)
 }
 
-/** Same documents with the same scores as exhaustive scoring; among equal scores, ascending ids. */
+const strategies: ReadonlyArray<RankStrategy> = ["auto", "maxScore", "termAtATime"]
+
+/**
+ * Same documents with the same scores as exhaustive scoring, among equal scores ascending ids,
+ * whichever ranking strategy runs; term at a time's scores are MaxScore's bit for bit.
+ */
 const expectExact = (index: SearchIndex, query: string, k: number) => {
-  const actual = index.rank(query, k, { collapse: false })
-  expect(actual.map((r) => key(r.score, r.doc)), query).toEqual(exhaustiveTopK(index, query, k).map(([doc, score]) => key(score, doc)))
+  const expected = exhaustiveTopK(index, query, k).map(([doc, score]) => key(score, doc))
+  const byStrategy = strategies.map((strategy) => index.rank(query, k, { collapse: false, strategy }))
+  byStrategy.forEach((actual, i) => expect(actual.map((r) => key(r.score, r.doc)), `${query} (${strategies[i]})`).toEqual(expected))
+  expect(byStrategy[2]!.map((r) => r.score), query).toEqual(byStrategy[1]!.map((r) => r.score))
 }
 
 /** Far above the 2-3 s these checks take (a worker start and an index build included): a query past it never returns. */
@@ -268,6 +277,81 @@ describe("top-k pruning is exact when words keep to sections of the corpus", () 
       Array.from({ length: 8 + Math.floor(random() * 13) }, () => (random() < 0.75 ? sectionWord() : pick(common))).join(" "))
     await expectExactInWorker(docs, pruned, index, queries, 10)
   }, RANK_DEADLINE_MS + 10_000)
+})
+
+/**
+ * Term at a time (TermAtATime.ts) serves queries of several common words, where MaxScore probes
+ * every candidate word by word. Its results must be MaxScore's, near-duplicate collapsing
+ * included, and the accumulators it shares between queries must be clean after each one.
+ */
+describe("term-at-a-time ranking", () => {
+  const random = seeded(17)
+  const common = Array.from({ length: 12 }, (_, i) => `w${i}`)
+  const pick = () => common[Math.floor(random() * random() * common.length)]!
+  const paragraph = () => Array.from({ length: 20 + Math.floor(random() * 60) }, pick).join(" ")
+  // Every tenth page repeats the one before at another URL: near-duplicates to collapse.
+  const docs: Array<IndexDocument> = []
+  for (let i = 0; i < 2000; i++) {
+    const url = `https://t.example/${String(i).padStart(5, "0")}`
+    const before = docs[i - 1]
+    docs.push(i % 10 === 9 && before !== undefined
+      ? { url, title: before.title, text: before.text }
+      : { url, title: Array.from({ length: 1 + Math.floor(random() * 3) }, pick).join(" "), text: paragraph() })
+  }
+  const index = buildIndex(docs, { proximity: 0 })
+  const query = () => Array.from({ length: 2 + Math.floor(random() * 4) }, pick).join(" ")
+
+  it("has near-duplicates to collapse", () => {
+    expect(new Set(index.parts.pageCluster).size).toBeLessThan(index.documentCount - 150)
+  })
+
+  for (const k of [1, 15, 100]) {
+    it(`ranks as MaxScore does with near-duplicates collapsed, 200 queries, k = ${k}`, () => {
+      for (let q = 0; q < 200; q++) {
+        const words = query()
+        const termAtATime = index.rank(words, k, { strategy: "termAtATime" })
+        expect(termAtATime.length, words).toBeGreaterThan(0)
+        expect(termAtATime, words).toEqual(index.rank(words, k, { strategy: "maxScore" }))
+      }
+    })
+  }
+
+  it("leaves no score behind: a query ranks the same after any other", () => {
+    const words = "w3 w5 w7"
+    const alone = index.rank(words, 15, { strategy: "termAtATime" })
+    for (let q = 0; q < 50; q++) {
+      index.rank(query(), 1 + Math.floor(random() * 50), { strategy: "termAtATime" })
+      expect(index.rank(words, 15, { strategy: "termAtATime" })).toEqual(alone)
+    }
+  })
+
+  it("is chosen for several common words and not for a rare word among them", () => {
+    const web = index.parts.web
+    const cursorsOf = (words: ReadonlyArray<string>) => words.map((w) => new PostingCursor(web, web.lookup(w), 1))
+    // A primed threshold that only the two strongest words' documents can beat (the others together cannot).
+    const common4 = cursorsOf(["w0", "w1", "w2", "w3"])
+    const strongest = [...common4].sort((a, b) => b.maxScore - a.maxScore)
+    const primed = strongest[2]!.maxScore + strongest[3]!.maxScore
+    expect(prefersTermAtATime(common4, primed)).toBe(true)
+    expect(prefersTermAtATime(common4, 0)).toBe(false)
+    for (const cursor of common4) cursor.close()
+  })
+
+  it("is not chosen when a rare word leads words of nearly every page", () => {
+    // 4,000 pages of three common words, a rare word on 3 of them: term at a time would read
+    // 12,000 postings; MaxScore reads the rare word's 3 and probes the others there.
+    const pages = Array.from({ length: 4000 }, (_, i) => ({
+      url: `https://r.example/${String(i).padStart(5, "0")}`,
+      title: "c0 c1",
+      text: `c0 c1 c2 ${i % 1400 === 0 ? "rare" : "plain"}`
+    }))
+    const web = buildIndex(pages, { proximity: 0, nearDuplicateBits: -1 }).parts.web
+    const cursors = ["rare", "c0", "c1", "c2"].map((w) => new PostingCursor(web, web.lookup(w), 1))
+    const others = cursors.slice(1).reduce((sum, c) => sum + c.maxScore, 0)
+    expect(cursors[0]!.df).toBe(3)
+    expect(prefersTermAtATime(cursors, others)).toBe(false)
+    for (const cursor of cursors) cursor.close()
+  })
 })
 
 describe("posting cursors", () => {

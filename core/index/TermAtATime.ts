@@ -23,22 +23,41 @@ import type { TopK } from "./TopK.ts"
  */
 const termAtATimeNs = { essential: 33.5, other: 9.4 }
 const maxScoreNs = { essential: 5.4, probe: 29.6, fixed: 66_000 }
+/**
+ * Term at a time reads every posting of every word, where MaxScore skips more of a long list the
+ * higher its threshold climbs, which the primed threshold the model starts from does not show.
+ * At a million passages term at a time took up to ten times MaxScore's time on queries of words
+ * of a few hundred thousand postings each: it is kept to queries it reads whole in a millisecond
+ * or two.
+ */
+const maxPostings = 64_000
+/**
+ * A word this many times rarer than the commonest one leads MaxScore to few candidates, and the
+ * threshold climbs fast from the documents that hold it; there term at a time lost up to 4x
+ * ("qcursor std java functions", "void public open api" at 100k passages).
+ */
+const maxDfSpread = 8
 
 /** Whether term at a time is expected to be quicker than MaxScore for these cursors from this threshold. */
 export const prefersTermAtATime = (cursors: ReadonlyArray<PostingCursor>, primed: number): boolean => {
   if (primed <= 0) return false
+  let postings = 0
+  let rarest = Infinity
+  let commonest = 0
+  for (const cursor of cursors) {
+    postings += cursor.df
+    rarest = Math.min(rarest, cursor.df)
+    commonest = Math.max(commonest, cursor.df)
+  }
+  if (postings > maxPostings || commonest > maxDfSpread * rarest) return false
   const essential = essentialTerms(cursors, primed)
   let essentialPostings = 0
-  let otherPostings = 0
   let others = 0
   for (let i = 0; i < cursors.length; i++) {
     if (essential[i] === 1) essentialPostings += cursors[i]!.df
-    else {
-      otherPostings += cursors[i]!.df
-      others++
-    }
+    else others++
   }
-  const termAtATime = termAtATimeNs.essential * essentialPostings + termAtATimeNs.other * otherPostings
+  const termAtATime = termAtATimeNs.essential * essentialPostings + termAtATimeNs.other * (postings - essentialPostings)
   const maxScore = maxScoreNs.essential * essentialPostings + maxScoreNs.probe * essentialPostings * others + maxScoreNs.fixed
   return termAtATime < maxScore
 }

@@ -90,15 +90,6 @@ interface Plan {
 
 const noSnippetTerms: SnippetTerms = { weights: new Map() }
 
-/** The snippet words whose bits are set (bit i: the i-th word in the map's order); the same object when all are. */
-const termsWithBits = (terms: SnippetTerms, bits: number): SnippetTerms => {
-  if (bits === 0) return noSnippetTerms
-  if (bits === 2 ** terms.weights.size - 1) return terms
-  const weights = new Map<string, number>()
-  let i = 0
-  for (const [term, weight] of terms.weights) if ((bits >>> i++) & 1) weights.set(term, weight)
-  return { weights }
-}
 
 const clampLimit = (limit: number): number =>
   typeof limit === "number" && Number.isFinite(limit) ? Math.max(0, Math.min(maxResults, Math.floor(limit))) : 0
@@ -142,11 +133,11 @@ export class SearchIndex {
     const hits = Array.from(docs, (doc, i): PageHit => {
       const link = pages.get(doc, PageField.Url)
       const date = pages.get(doc, PageField.Date)
-      const terms = inText === undefined ? snippetTerms : termsWithBits(snippetTerms, inText[i]!)
       return {
         title: pages.get(doc, PageField.Title) || link,
         link,
-        snippet: makeSnippet(this.analyzer, pages.get(doc, PageField.Text), terms),
+        // Bit i of a mask: the i-th query word, in the order of the snippet words' map.
+        snippet: makeSnippet(this.analyzer, pages.get(doc, PageField.Text), snippetTerms, inText === undefined ? -1 : inText[i]!),
         date: date.length > 0 ? date : null
       }
     })

@@ -16,32 +16,56 @@ const ellipsis = "…"
 const matchStarts = new Int32Array(maxMatches)
 const matchEnds = new Int32Array(maxMatches)
 const matchTerms = new Int32Array(maxMatches)
+/** Per query word: its matches in the sliding window, and in the window being scored (queries have at most 48 words). */
+const inWindow = new Int32Array(64)
+const seen = new Int32Array(64)
 
 export interface SnippetTerms {
   /** Analysed query term -> its weight (idf). */
   readonly weights: ReadonlyMap<string, number>
 }
 
-export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerms): string => {
-  if (text.length === 0) return ""
-  if (terms.weights.size === 0) return leadingSnippet(text)
-  const ids = new Map<string, number>()
-  const weights: Array<number> = []
-  for (const [term, weight] of terms.weights) {
-    ids.set(term, weights.length)
-    weights.push(weight)
+/** A query's words as the scan looks them up, made once per query (its ten snippets share them). */
+interface PreparedTerms {
+  readonly terms: ReadonlyArray<string>
+  readonly ids: ReadonlyMap<string, number>
+  readonly weights: Float64Array
+}
+
+const prepared = new WeakMap<SnippetTerms, PreparedTerms>()
+
+const prepare = (terms: SnippetTerms): PreparedTerms => {
+  let ready = prepared.get(terms)
+  if (ready === undefined) {
+    const words = [...terms.weights.keys()].slice(0, inWindow.length)
+    ready = { terms: words, ids: new Map(words.map((term, i) => [term, i])), weights: Float64Array.from(words, (term) => terms.weights.get(term)!) }
+    prepared.set(terms, ready)
   }
+  return ready
+}
+
+/**
+ * The snippet of `text` for the query's words; `present` (bit i: the i-th word in the weights'
+ * order) names the words the text holds, when the postings told (a word found only in the title
+ * or URL would otherwise keep the scan going to the end of the text).
+ */
+export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerms, present = -1): string => {
+  if (text.length === 0) return ""
+  const { terms: words, ids, weights } = prepare(terms)
+  const wanted = words.length >= 32 ? -1 : present & (2 ** words.length - 1)
+  if (words.length === 0 || wanted === 0) return leadingSnippet(text)
+  const looked = wanted === -1 ? words : words.filter((_, i) => ((wanted >>> i) & 1) === 1)
   const starts = matchStarts
   const ends = matchEnds
   const which = matchTerms
   let count = 0
-  // Sliding window state, to stop scanning once one window holds every query term.
-  const inWindow = new Int32Array(weights.length)
+  // Sliding window state, to stop scanning once one window holds every word looked for.
+  inWindow.fill(0, 0, words.length)
   let distinct = 0
   let left = 0
-  analyzer.analyzeFor(text, ids.keys(), (term, _position, start, end) => {
+  analyzer.analyzeFor(text, looked, (term, _position, start, end) => {
     const id = ids.get(term)
-    if (id === undefined) return
+    if (id === undefined || (wanted !== -1 && ((wanted >>> id) & 1) === 0)) return
     starts[count] = start
     ends[count] = end
     which[count++] = id
@@ -50,7 +74,7 @@ export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerm
       if (--inWindow[which[left]!]! === 0) distinct--
       left++
     }
-    return distinct === weights.length || count >= maxMatches
+    return distinct === looked.length || count >= maxMatches
   })
   if (count === 0) return leadingSnippet(text)
 
@@ -58,9 +82,8 @@ export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerm
   let bestStart = 0
   let bestEnd = 0
   let bestScore = -1
-  const seen = new Int32Array(weights.length)
   for (let i = 0; i < count; i++) {
-    seen.fill(0)
+    seen.fill(0, 0, words.length)
     let score = 0
     let j = i
     for (; j < count && ends[j]! - starts[i]! <= windowWidth; j++) {

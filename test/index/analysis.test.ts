@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { Analyzer, TokenKind } from "../../core/index/analysis/Analyzer.ts"
+import { Analyzer, TokenKind, type TokenSink } from "../../core/index/analysis/Analyzer.ts"
 import { foldTerm } from "../../core/index/analysis/Folding.ts"
+import { seeded } from "./support.ts"
 
 const terms = (text: string, analyzer = new Analyzer()) => {
   const out: Array<{ term: string; position: number; kind: number; raw: string }> = []
@@ -77,16 +78,38 @@ describe("analysis", () => {
     expect(words("a".repeat(100))).toEqual([]) // over-long words are not indexed
   })
 
-  it("analyzeFor finds the same matching terms as analyze", () => {
+  it("analyzeFor finds the same matching terms, at the same places, as analyze", () => {
     const analyzer = new Analyzer()
-    const text = "Running servers with Node.js and HTTP/2; the server runs café code. 検索エンジン"
-    const wanted = ["run", "node.js", "cafe", "検索"]
-    const all = terms(text, analyzer).filter((t) => wanted.includes(t.term)).map((t) => `${t.term}@${t.position}`)
-    const filtered: Array<string> = []
-    analyzer.analyzeFor(text, wanted, (term, position) => {
-      if (wanted.includes(term)) filtered.push(`${term}@${position}`)
-    })
-    expect(filtered).toEqual(all)
-    expect(filtered.length).toBeGreaterThanOrEqual(4)
+    const text = "Running servers with Node.js and HTTP/2; the server runs café code, os.path.join and a_run. 検索エンジン"
+    const wanted = ["run", "node.js", "cafe", "join", "检索", "検索"]
+    const spans = (emit: (sink: TokenSink) => void) => {
+      const found: Array<string> = []
+      emit((term, _position, start, end) => {
+        if (wanted.includes(term)) found.push(`${term}@${start}-${end}`)
+      })
+      return found
+    }
+    const filtered = spans((sink) => analyzer.analyzeFor(text, wanted, sink))
+    expect(filtered).toEqual(spans((sink) => analyzer.analyze(text, sink)))
+    expect(filtered.length).toBeGreaterThanOrEqual(6)
+  })
+
+  it("analyzeFor passes over runs of words none of which it looks for, and nothing else", () => {
+    // Random texts of ASCII words, connectors and a few letters past ASCII: the same matches as analyze.
+    const random = seeded(3)
+    const pieces = ["data", "node", "run", "runs", "x", "io", ".", "-", "_", "/", "::", "'s", "++", "#", " ", " ", "é", "Über", "\n"]
+    const analyzer = new Analyzer()
+    for (let n = 0; n < 300; n++) {
+      const text = Array.from({ length: 40 }, () => pieces[Math.floor(random() * pieces.length)]!).join("")
+      const wanted = [["run"], ["data", "ub"], ["node", "io", "x"], ["über"]][n % 4]!
+      const found = (emit: (sink: TokenSink) => void) => {
+        const out: Array<string> = []
+        emit((term, _position, start, end) => {
+          if (wanted.includes(term)) out.push(`${term}@${start}-${end}`)
+        })
+        return out
+      }
+      expect(found((sink) => analyzer.analyzeFor(text, wanted, sink)), text).toEqual(found((sink) => analyzer.analyze(text, sink)))
+    }
   })
 })

@@ -73,10 +73,11 @@ export class Analyzer {
 
   /**
    * Like `analyze`, but only words whose first letter may start one of `terms` are normalised
-   * and emitted (stemming and folding keep a word's first letter). Snippets use it to find
-   * the query's words in long texts without stemming every other word.
+   * and emitted (stemming and folding keep a word's first letter), and runs of ASCII words of
+   * which none may are passed over without being split into tokens. Snippets use it to find the
+   * query's words in long texts. Positions are not counted: the sink's are not the index's.
    */
-  analyzeFor(text: string, terms: Iterable<string>, sink: TokenSink): number {
+  analyzeFor(text: string, terms: Iterable<string>, sink: TokenSink): void {
     // One table kept for every call: a query's snippets call this ten times, and a new 128-byte
     // typed array is allocated outside V8's heap, at a cost near a short text's whole scan.
     const initials = this.initialsTable.fill(0)
@@ -87,7 +88,7 @@ export class Analyzer {
     }
     this.initials = initials
     try {
-      return this.scan(text, sink, 0)
+      this.scan(text, sink, 0)
     } finally {
       this.initials = undefined
     }
@@ -111,9 +112,19 @@ export class Analyzer {
     let pos = firstPosition
     let i = 0
     this.stopped = false
+    // Looking for given words (and none that starts with a dot): runs of ASCII words that cannot
+    // hold one are passed over without being split into tokens.
+    const skipping = this.initials !== undefined && this.initials[0x2e] === 0
     while (i < n && !this.stopped) {
       const cls = this.classAt(text, i, n)
       if (cls === CharClass.Word) {
+        if (skipping) {
+          const end = this.unwantedRunEnd(text, i, n)
+          if (end > i) {
+            i = end
+            continue
+          }
+        }
         const end = this.scanToken(text, i, n)
         pos = this.emitToken(text, i, end, false, pos, sink)
         i = this.tokenEnd
@@ -132,6 +143,32 @@ export class Analyzer {
       }
     }
     return pos
+  }
+
+  /**
+   * Where the run of ASCII word characters, connectors and trailing symbols from i ends, when no
+   * word of it (a word character after a character that is not one) may normalise to a wanted
+   * term; i itself when one may, or when a character past ASCII comes first. Every token and
+   * part that scanning would make of the run starts at such a word, so none would be emitted.
+   */
+  private unwantedRunEnd(text: string, i: number, n: number): number {
+    let j = i
+    let inWord = false
+    while (j < n) {
+      const unit = text.charCodeAt(j)
+      if (unit >= 128) return i
+      const cls = classOfUnit(unit)
+      if (cls === CharClass.Word) {
+        if (!inWord && this.wanted(text, j)) return i
+        inWord = true
+      } else if (cls === CharClass.Connector || isTrailingSymbol(unit)) {
+        inWord = false
+      } else {
+        break
+      }
+      j++
+    }
+    return j
   }
 
   /** The indexed form of one word: folded, stemmed; "" for a stop word or an over-long word. */

@@ -735,17 +735,20 @@ export const addScores = (
       const length = lengths[base]!
       tfn = first * (length < tabledLengths ? norms[length]! : index.norm(doc, 0))
     }
-    for (let k = 1; k < f; k++) {
-      if ((code & (1 << (k - 1))) === 0) continue
-      let tf = 0
-      let shift = 0
-      do {
-        byte = bytes[offset++]!
-        tf |= (byte & 0x7f) << shift
-        shift += 7
-      } while (byte & 0x80)
-      const length = lengths[base + k]!
-      tfn += tf * (length < tabledLengths ? norms[(k << 8) + length]! : index.norm(doc, k))
+    // Most postings are in the first field only.
+    if ((code & presenceMask) !== 0) {
+      for (let k = 1; k < f; k++) {
+        if ((code & (1 << (k - 1))) === 0) continue
+        let tf = 0
+        let shift = 0
+        do {
+          byte = bytes[offset++]!
+          tf |= (byte & 0x7f) << shift
+          shift += 7
+        } while (byte & 0x80)
+        const length = lengths[base + k]!
+        tfn += tf * (length < tabledLengths ? norms[(k << 8) + length]! : index.norm(doc, k))
+      }
     }
     scores[doc]! += (scale * tfn) / (k1 + tfn)
   }

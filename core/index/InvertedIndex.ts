@@ -171,6 +171,11 @@ export class InvertedIndex {
     return Math.log(1 + (this.documentCount - df + 0.5) / (df + 0.5))
   }
 
+  /** The best score any posting of the term can have, for a query weight (PostingCursor.maxScore). */
+  termMaxScore(termId: number, queryWeight: number): number {
+    return queryWeight * this.idf(termId) * this.saturate(this.arrays.termMaxTfn[termId]!)
+  }
+
   /** BM25 saturation of a normalised term frequency, times (k1 + 1). */
   saturate(tfn: number): number {
     const k1 = this.meta.k1
@@ -288,7 +293,7 @@ export class PostingCursor {
     this.byRuns = this.firstBlock >= 0 && index.hasRuns
     this.weight = queryWeight * index.idf(termId)
     this.scale = this.weight * (this.k1 + 1)
-    this.maxScore = this.weight * index.saturate(a.termMaxTfn[termId]!)
+    this.maxScore = index.termMaxScore(termId, queryWeight)
     if (from <= 0) {
       this.enterBlock(0)
       this.moveTo(0)
@@ -687,8 +692,9 @@ export const markDocuments = (index: InvertedIndex, termId: number, marks: Int32
 /**
  * Adds the BM25F score of each posting of the term to `scores[doc]` (the same arithmetic as
  * PostingCursor.score, so sums in the same term order are bit for bit the same); `weight` is
- * the query weight times idf (PostingCursor.weight). With `onlyMarked`, only for documents whose
- * bit is set in `marks`.
+ * the query weight times idf (PostingCursor.weight). `marks` selects: "only" adds only for
+ * documents whose bit is set, "set" adds for every document and sets its bit, "ignore" adds
+ * for every document. Returns the term's last document (-1 when it has none).
  */
 export const addScores = (
   index: InvertedIndex,
@@ -696,8 +702,10 @@ export const addScores = (
   weight: number,
   scores: Float64Array,
   marks: Int32Array,
-  onlyMarked: boolean
-): void => {
+  use: "only" | "set" | "ignore"
+): number => {
+  const onlyMarked = use === "only"
+  const setMarks = use === "set"
   const a = index.arrays
   const bytes = a.postings
   const lengths = a.docLengths
@@ -751,8 +759,10 @@ export const addScores = (
       }
     }
     scores[doc]! += (scale * tfn) / (k1 + tfn)
+    if (setMarks) marks[doc >>> 5]! |= 1 << (doc & 31)
   }
   if (offset !== end) throw new Error(`postings of term ${termId} are corrupt`)
+  return doc
 }
 
 const skipVarints = (bytes: Uint8Array, offset: number, count: number): number => {

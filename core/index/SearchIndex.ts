@@ -247,14 +247,17 @@ export class SearchIndex {
     }
     const site = this.siteFilter(parsed.sites, parsed.excludedSites, images)
     if (site === null) return undefined
+    // Strongest word first (by the best score it can add): a document's score is summed in this
+    // order, and term-at-a-time ranking reads the words a document must hold before the others.
+    const ordered = [...weights].sort((a, b) => index.termMaxScore(b[0], b[1]) - index.termMaxScore(a[0], a[1]) || a[0] - b[0])
     const snippet = () => {
       const terms = new Map<string, number>()
-      for (const id of weights.keys()) terms.set(index.termText(id), index.idf(id))
+      for (const [id] of ordered) terms.set(index.termText(id), index.idf(id))
       return { weights: terms }
     }
     return {
       query: {
-        terms: Array.from(weights, ([termId, weight]) => ({ termId, weight })),
+        terms: ordered.map(([termId, weight]) => ({ termId, weight })),
         phrases,
         requiredTermIds,
         excluded,

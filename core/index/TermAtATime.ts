@@ -19,10 +19,11 @@ import type { TopK } from "./TopK.ts"
  * Costs in nanoseconds, fitted on the search bench's 500 queries (56k passages) by timing both
  * strategies on each: term at a time costs per essential posting (marked, scored, selected) and
  * per other posting (read, mostly skipped); MaxScore costs per essential posting, per essential
- * posting and other word (the probes), plus a fixed cost (windows, stretches, its set-up).
+ * posting and other word (the probes), plus what it costs more than term at a time whatever the
+ * postings (windows, stretches, its set-up).
  */
-const termAtATimeNs = { essential: 33.5, other: 9.4 }
-const maxScoreNs = { essential: 5.4, probe: 29.6, fixed: 66_000 }
+const termAtATimeNs = { essential: 34.3, other: 11.4 }
+const maxScoreNs = { essential: 2.2, probe: 40.3, fixed: 87_000 }
 /**
  * Term at a time reads every posting of every word, where MaxScore skips more of a long list the
  * higher its threshold climbs, which the primed threshold the model starts from does not show.
@@ -64,10 +65,12 @@ export const prefersTermAtATime = (cursors: ReadonlyArray<PostingCursor>, primed
 
 /**
  * 1 for each term a document must hold to beat `primed`: the weakest terms (by their best
- * score) whose bounds together stay at or below it are not essential, as in MaxScore.
+ * score) whose bounds together stay at or below it are not essential, as in MaxScore. Of equal
+ * bounds the later term counts as weaker, so that in a query ordered strongest first (as
+ * SearchIndex orders it) the essential terms come first.
  */
 const essentialTerms = (cursors: ReadonlyArray<PostingCursor>, primed: number): Uint8Array => {
-  const byBound = Array.from(cursors.keys()).sort((a, b) => cursors[a]!.maxScore - cursors[b]!.maxScore)
+  const byBound = Array.from(cursors.keys()).sort((a, b) => cursors[a]!.maxScore - cursors[b]!.maxScore || b - a)
   const essential = new Uint8Array(cursors.length)
   let bound = 0
   for (const i of byBound) {
@@ -81,12 +84,23 @@ const essentialTerms = (cursors: ReadonlyArray<PostingCursor>, primed: number): 
 export const rankTermAtATime = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>, heap: TopK, primed: number): void => {
   const { scores, marks } = index.accumulators()
   const essential = essentialTerms(cursors, primed)
+  // Essential terms first in query order (the usual case): each marks its documents as it adds
+  // their scores. Otherwise their documents are marked in a pass of their own before any score.
+  const firstOther = essential.indexOf(0)
+  const essentialFirst = firstOther < 0 || essential.indexOf(1, firstOther) < 0
   let last = -1
   try {
-    for (let i = 0; i < cursors.length; i++) {
-      if (essential[i] === 1) last = Math.max(last, markDocuments(index, cursors[i]!.termId, marks))
+    if (!essentialFirst) {
+      for (let i = 0; i < cursors.length; i++) {
+        if (essential[i] === 1) last = Math.max(last, markDocuments(index, cursors[i]!.termId, marks))
+      }
     }
-    for (let i = 0; i < cursors.length; i++) addScores(index, cursors[i]!.termId, cursors[i]!.weight, scores, marks, essential[i] !== 1)
+    for (let i = 0; i < cursors.length; i++) {
+      const { termId, weight } = cursors[i]!
+      if (essential[i] !== 1) addScores(index, termId, weight, scores, marks, "only")
+      else if (essentialFirst) last = Math.max(last, addScores(index, termId, weight, scores, marks, "set"))
+      else addScores(index, termId, weight, scores, marks, "ignore")
+    }
   } catch (error) {
     // The accumulators are shared by every query: none may keep a half-done query's sums.
     scores.fill(0)

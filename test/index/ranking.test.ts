@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { blockSize, endOfPostings, PostingCursor } from "../../core/index/InvertedIndex.ts"
-import type { RankStrategy } from "../../core/index/Ranker.ts"
+import { rankTopK, type RankStrategy } from "../../core/index/Ranker.ts"
 import { prefersTermAtATime } from "../../core/index/TermAtATime.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
@@ -315,6 +315,22 @@ describe("term-at-a-time ranking", () => {
       }
     })
   }
+
+  it("ranks as MaxScore does whatever the order of the query's words (strongest first, as planned, or not)", () => {
+    const web = index.parts.web
+    for (let q = 0; q < 100; q++) {
+      const ids = [...new Set(query().split(" ").map((w) => web.lookup(w)))]
+      // Weakest first: the essential words come last, so term at a time marks their documents in a pass of its own.
+      const terms = ids.map((termId) => ({ termId, weight: 1 })).sort((a, b) => web.termMaxScore(a.termId, 1) - web.termMaxScore(b.termId, 1))
+      for (const ordered of [terms, [...terms].reverse()]) {
+        const compiled = { terms: ordered, phrases: [], requiredTermIds: [], excluded: [] }
+        const termAtATime = rankTopK(web, compiled, 15, undefined, "termAtATime")
+        const maxScore = rankTopK(web, compiled, 15, undefined, "maxScore")
+        expect(termAtATime.docs, ids.join(" ")).toEqual(maxScore.docs)
+        expect(termAtATime.scores, ids.join(" ")).toEqual(maxScore.scores)
+      }
+    }
+  })
 
   it("leaves no score behind: a query ranks the same after any other", () => {
     const words = "w3 w5 w7"

@@ -660,52 +660,14 @@ export class PostingCursor {
  * bookkeeping, for queries where every posting is read anyway.
  */
 
-/** Sets the bit of every document of the term in `marks` (bit doc & 31 of word doc >>> 5); returns its last document (-1 when none). */
-export const markDocuments = (index: InvertedIndex, termId: number, marks: Int32Array): number => {
-  const a = index.arrays
-  const bytes = a.postings
-  const presenceMask = (1 << (index.fieldCount - 1)) - 1
-  let offset = a.termPostings[termId]!
-  const end = a.termPostings[termId + 1]!
-  let doc = -1
-  while (offset < end) {
-    let byte = bytes[offset++]!
-    let gap = byte & 0x7f
-    for (let shift = 7; byte & 0x80; shift += 7) {
-      byte = bytes[offset++]!
-      gap |= (byte & 0x7f) << shift
-    }
-    doc += gap + 1
-    byte = bytes[offset++]!
-    let code = byte & 0x7f
-    for (let shift = 7; byte & 0x80; shift += 7) {
-      byte = bytes[offset++]!
-      code |= (byte & 0x7f) << shift
-    }
-    // The other fields' frequencies, one varint per presence bit, are skipped.
-    for (let present = code & presenceMask; present !== 0; present &= present - 1) while (bytes[offset++]! & 0x80);
-    marks[doc >>> 5]! |= 1 << (doc & 31)
-  }
-  return doc
-}
-
 /**
  * Adds the BM25F score of each posting of the term to `scores[doc]` (the same arithmetic as
  * PostingCursor.score, so sums in the same term order are bit for bit the same); `weight` is
- * the query weight times idf (PostingCursor.weight). `marks` selects: "only" adds only for
- * documents whose bit is set, "set" adds for every document and sets its bit, "ignore" adds
- * for every document. Returns the term's last document (-1 when it has none).
+ * the query weight times idf (PostingCursor.weight). With `mark`, for every document, setting
+ * its bit in `marks` (bit doc & 31 of word doc >>> 5); without, only for documents whose bit is
+ * set. Returns the term's last document (-1 when it has none).
  */
-export const addScores = (
-  index: InvertedIndex,
-  termId: number,
-  weight: number,
-  scores: Float64Array,
-  marks: Int32Array,
-  use: "only" | "set" | "ignore"
-): number => {
-  const onlyMarked = use === "only"
-  const setMarks = use === "set"
+export const addScores = (index: InvertedIndex, termId: number, weight: number, scores: Float64Array, marks: Int32Array, mark: boolean): number => {
   const a = index.arrays
   const bytes = a.postings
   const lengths = a.docLengths
@@ -732,7 +694,7 @@ export const addScores = (
       byte = bytes[offset++]!
       code |= (byte & 0x7f) << shift
     }
-    if (onlyMarked && (marks[doc >>> 5]! & (1 << (doc & 31))) === 0) {
+    if (!mark && (marks[doc >>> 5]! & (1 << (doc & 31))) === 0) {
       for (let present = code & presenceMask; present !== 0; present &= present - 1) while (bytes[offset++]! & 0x80);
       continue
     }
@@ -759,7 +721,7 @@ export const addScores = (
       }
     }
     scores[doc]! += (scale * tfn) / (k1 + tfn)
-    if (setMarks) marks[doc >>> 5]! |= 1 << (doc & 31)
+    if (mark) marks[doc >>> 5]! |= 1 << (doc & 31)
   }
   if (offset !== end) throw new Error(`postings of term ${termId} are corrupt`)
   return doc

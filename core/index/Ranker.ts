@@ -12,7 +12,7 @@
  * before it is scored.
  */
 import { blockSize, endOfPostings, type InvertedIndex, PostingCursor } from "./InvertedIndex.ts"
-import { prefersTermAtATime, rankTermAtATime } from "./TermAtATime.ts"
+import { prefersTermAtATime, rankTermAtATime, termAtATimePlan } from "./TermAtATime.ts"
 import { maxMaskedTerms } from "./TermPresence.ts"
 import { TopK } from "./TopK.ts"
 
@@ -59,9 +59,9 @@ const emptyRanking: RankedDocuments = { docs: new Int32Array(0), scores: new Flo
 
 /**
  * How a query without required words is ranked: MaxScore, term at a time (TermAtATime.ts;
- * queries with exclusions or site: filters, or with no primed threshold, still use MaxScore),
- * or whichever of the two the cost model expects to be quicker. Both give the same results;
- * tests and benches force one.
+ * queries with exclusions or site: filters, with no primed threshold, or whose essential words
+ * do not come first in their order, still use MaxScore), or whichever of the two the cost model
+ * expects to be quicker. Both give the same results; tests and benches force one.
  */
 export type RankStrategy = "auto" | "maxScore" | "termAtATime"
 
@@ -83,9 +83,8 @@ export const rankTopK = (
     for (const phrase of query.phrases) for (const id of phrase.termIds) requiredIds.add(id)
     if (requiredIds.size === 0) {
       const primed = primedThreshold(index, query, cursors, limit, cluster)
-      const termAtATime = filter === undefined && query.skipTo === undefined &&
-        (strategy === "termAtATime" ? primed > 0 : strategy === "auto" && prefersTermAtATime(cursors, primed))
-      if (termAtATime) rankTermAtATime(index, cursors, heap, primed)
+      const plan = filter === undefined && query.skipTo === undefined && strategy !== "maxScore" ? termAtATimePlan(cursors, primed) : undefined
+      if (plan !== undefined && (strategy === "termAtATime" || prefersTermAtATime(cursors, plan))) rankTermAtATime(index, cursors, plan, heap, primed)
       else maxScore(cursors, heap, filter, query.skipTo, primed)
     } else conjunctive(index, cursors, requiredIds, query.phrases, heap, filter, query.skipTo)
   } finally {

@@ -2,17 +2,17 @@
  * Term-at-a-time top-k, for the queries MaxScore serves worst: several common words, none of
  * them rare enough to lead. There MaxScore leaves one or two words essential, every one of their
  * documents becomes a candidate, and each candidate probes the other words' cursors one by one;
- * the 56k-passage bench's slowest queries spent about 190 ns per candidate that way. Here the
- * essential words' documents are marked in a bitmap, every word's postings are read straight
- * through once, in query order, adding each score into an accumulator per document (the other
- * words only where a mark is set), and the marked documents are offered to the heap.
+ * the 56k-passage bench's slowest queries spent about 190 ns per candidate that way. Here every
+ * word's postings are read straight through once, in query order, adding each score into an
+ * accumulator per document: the essential words' (first in the order) marking their documents
+ * in a bitmap, the other words' only where a mark is set; the marked documents go to the heap.
  *
  * Exact: a document without an essential word scores at most what the other words can add
  * together, which is at most the primed threshold, below the final k-th score (as in MaxScore).
  * Each document's score is summed in query term order with the cursors' own arithmetic, so
  * scores are bit for bit MaxScore's and exhaustive scoring's.
  */
-import { addScores, type InvertedIndex, markDocuments, type PostingCursor } from "./InvertedIndex.ts"
+import { addScores, type InvertedIndex, type PostingCursor } from "./InvertedIndex.ts"
 import type { TopK } from "./TopK.ts"
 
 /**
@@ -39,25 +39,35 @@ const maxPostings = 64_000
  */
 const maxDfSpread = 8
 
-/** Whether term at a time is expected to be quicker than MaxScore for these cursors from this threshold. */
-export const prefersTermAtATime = (cursors: ReadonlyArray<PostingCursor>, primed: number): boolean => {
-  if (primed <= 0) return false
+/**
+ * The words a document must hold to beat `primed` (1 each), when term at a time can rank the
+ * query: there is a primed threshold, and those words come first in the query's order (as
+ * SearchIndex orders words, strongest first), so that each can mark its documents as it adds
+ * their scores. Undefined otherwise.
+ */
+export const termAtATimePlan = (cursors: ReadonlyArray<PostingCursor>, primed: number): Uint8Array | undefined => {
+  if (primed <= 0) return undefined
+  const essential = essentialTerms(cursors, primed)
+  const firstOther = essential.indexOf(0)
+  return firstOther < 0 || essential.indexOf(1, firstOther) < 0 ? essential : undefined
+}
+
+/** Whether term at a time is expected to be quicker than MaxScore for these cursors and their essential words. */
+export const prefersTermAtATime = (cursors: ReadonlyArray<PostingCursor>, essential: Uint8Array): boolean => {
   let postings = 0
   let rarest = Infinity
   let commonest = 0
-  for (const cursor of cursors) {
-    postings += cursor.df
-    rarest = Math.min(rarest, cursor.df)
-    commonest = Math.max(commonest, cursor.df)
-  }
-  if (postings > maxPostings || commonest > maxDfSpread * rarest) return false
-  const essential = essentialTerms(cursors, primed)
   let essentialPostings = 0
   let others = 0
   for (let i = 0; i < cursors.length; i++) {
-    if (essential[i] === 1) essentialPostings += cursors[i]!.df
+    const df = cursors[i]!.df
+    postings += df
+    rarest = Math.min(rarest, df)
+    commonest = Math.max(commonest, df)
+    if (essential[i] === 1) essentialPostings += df
     else others++
   }
+  if (postings > maxPostings || commonest > maxDfSpread * rarest) return false
   const termAtATime = termAtATimeNs.essential * essentialPostings + termAtATimeNs.other * (postings - essentialPostings)
   const maxScore = maxScoreNs.essential * essentialPostings + maxScoreNs.probe * essentialPostings * others + maxScoreNs.fixed
   return termAtATime < maxScore
@@ -66,8 +76,8 @@ export const prefersTermAtATime = (cursors: ReadonlyArray<PostingCursor>, primed
 /**
  * 1 for each term a document must hold to beat `primed`: the weakest terms (by their best
  * score) whose bounds together stay at or below it are not essential, as in MaxScore. Of equal
- * bounds the later term counts as weaker, so that in a query ordered strongest first (as
- * SearchIndex orders it) the essential terms come first.
+ * bounds the later term counts as weaker, so that in a query ordered strongest first the
+ * essential terms come first.
  */
 const essentialTerms = (cursors: ReadonlyArray<PostingCursor>, primed: number): Uint8Array => {
   const byBound = Array.from(cursors.keys()).sort((a, b) => cursors[a]!.maxScore - cursors[b]!.maxScore || b - a)
@@ -80,26 +90,25 @@ const essentialTerms = (cursors: ReadonlyArray<PostingCursor>, primed: number): 
   return essential
 }
 
-/** Offers the documents that can beat `primed` to `heap`, scored term at a time (see the module comment). */
-export const rankTermAtATime = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>, heap: TopK, primed: number): void => {
+/**
+ * Offers the documents that can beat `primed` to `heap`, scored term at a time (see the module
+ * comment); `essential` from termAtATimePlan: the essential words, first in query order, mark
+ * their documents as they add their scores, the others add only to marked documents.
+ */
+export const rankTermAtATime = (
+  index: InvertedIndex,
+  cursors: ReadonlyArray<PostingCursor>,
+  essential: Uint8Array,
+  heap: TopK,
+  primed: number
+): void => {
   const { scores, marks } = index.accumulators()
-  const essential = essentialTerms(cursors, primed)
-  // Essential terms first in query order (the usual case): each marks its documents as it adds
-  // their scores. Otherwise their documents are marked in a pass of their own before any score.
-  const firstOther = essential.indexOf(0)
-  const essentialFirst = firstOther < 0 || essential.indexOf(1, firstOther) < 0
   let last = -1
   try {
-    if (!essentialFirst) {
-      for (let i = 0; i < cursors.length; i++) {
-        if (essential[i] === 1) last = Math.max(last, markDocuments(index, cursors[i]!.termId, marks))
-      }
-    }
     for (let i = 0; i < cursors.length; i++) {
       const { termId, weight } = cursors[i]!
-      if (essential[i] !== 1) addScores(index, termId, weight, scores, marks, "only")
-      else if (essentialFirst) last = Math.max(last, addScores(index, termId, weight, scores, marks, "set"))
-      else addScores(index, termId, weight, scores, marks, "ignore")
+      if (essential[i] === 1) last = Math.max(last, addScores(index, termId, weight, scores, marks, true))
+      else addScores(index, termId, weight, scores, marks, false)
     }
   } catch (error) {
     // The accumulators are shared by every query: none may keep a half-done query's sums.

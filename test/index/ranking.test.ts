@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { blockSize, endOfPostings, PostingCursor } from "../../core/index/InvertedIndex.ts"
 import { rankTopK, type RankStrategy } from "../../core/index/Ranker.ts"
-import { prefersTermAtATime } from "../../core/index/TermAtATime.ts"
+import { prefersTermAtATime, termAtATimePlan } from "../../core/index/TermAtATime.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import type { EngineOptions } from "../../core/index/IndexBuilder.ts"
@@ -316,11 +316,11 @@ describe("term-at-a-time ranking", () => {
     })
   }
 
-  it("ranks as MaxScore does whatever the order of the query's words (strongest first, as planned, or not)", () => {
+  it("ranks as MaxScore does whatever the order of the query's words (strongest first, as planned, or not: then by MaxScore)", () => {
     const web = index.parts.web
     for (let q = 0; q < 100; q++) {
       const ids = [...new Set(query().split(" ").map((w) => web.lookup(w)))]
-      // Weakest first: the essential words come last, so term at a time marks their documents in a pass of its own.
+      // Weakest first: the essential words come last, and MaxScore ranks the query.
       const terms = ids.map((termId) => ({ termId, weight: 1 })).sort((a, b) => web.termMaxScore(a.termId, 1) - web.termMaxScore(b.termId, 1))
       for (const ordered of [terms, [...terms].reverse()]) {
         const compiled = { terms: ordered, phrases: [], requiredTermIds: [], excluded: [] }
@@ -345,11 +345,13 @@ describe("term-at-a-time ranking", () => {
     const web = index.parts.web
     const cursorsOf = (words: ReadonlyArray<string>) => words.map((w) => new PostingCursor(web, web.lookup(w), 1))
     // A primed threshold that only the two strongest words' documents can beat (the others together cannot).
-    const common4 = cursorsOf(["w0", "w1", "w2", "w3"])
-    const strongest = [...common4].sort((a, b) => b.maxScore - a.maxScore)
-    const primed = strongest[2]!.maxScore + strongest[3]!.maxScore
-    expect(prefersTermAtATime(common4, primed)).toBe(true)
-    expect(prefersTermAtATime(common4, 0)).toBe(false)
+    const common4 = cursorsOf(["w0", "w1", "w2", "w3"]).sort((a, b) => b.maxScore - a.maxScore)
+    const primed = common4[2]!.maxScore + common4[3]!.maxScore
+    const plan = termAtATimePlan(common4, primed)!
+    expect([...plan]).toEqual([1, 1, 0, 0])
+    expect(prefersTermAtATime(common4, plan)).toBe(true)
+    expect(termAtATimePlan(common4, 0)).toBeUndefined()
+    expect(termAtATimePlan([...common4].reverse(), primed)).toBeUndefined()
     for (const cursor of common4) cursor.close()
   })
 
@@ -365,7 +367,9 @@ describe("term-at-a-time ranking", () => {
     const cursors = ["rare", "c0", "c1", "c2"].map((w) => new PostingCursor(web, web.lookup(w), 1))
     const others = cursors.slice(1).reduce((sum, c) => sum + c.maxScore, 0)
     expect(cursors[0]!.df).toBe(3)
-    expect(prefersTermAtATime(cursors, others)).toBe(false)
+    const plan = termAtATimePlan(cursors, others)!
+    expect([...plan]).toEqual([1, 0, 0, 0])
+    expect(prefersTermAtATime(cursors, plan)).toBe(false)
     for (const cursor of cursors) cursor.close()
   })
 })

@@ -656,12 +656,8 @@ export class PostingCursor {
 
 /**
  * Term-at-a-time reading of one term's postings, start to end (a term's postings are one delta
- * stream across its blocks): what TermAtATime.ts needs without a cursor's block and run
- * bookkeeping, for queries where every posting is read anyway.
- */
-
-/**
- * Adds the BM25F score of each posting of the term to `scores[doc]` (the same arithmetic as
+ * stream across its blocks), without a cursor's block and run bookkeeping (TermAtATime.ts):
+ * adds the BM25F score of each posting of the term to `scores[doc]` (the same arithmetic as
  * PostingCursor.score, so sums in the same term order are bit for bit the same); `weight` is
  * the query weight times idf (PostingCursor.weight). With `mark`, for every document, setting
  * its bit in `marks` (bit doc & 31 of word doc >>> 5); without, only for documents whose bit is

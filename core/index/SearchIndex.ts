@@ -90,7 +90,6 @@ interface Plan {
 
 const noSnippetTerms: SnippetTerms = { weights: new Map() }
 
-
 const clampLimit = (limit: number): number =>
   typeof limit === "number" && Number.isFinite(limit) ? Math.max(0, Math.min(maxResults, Math.floor(limit))) : 0
 

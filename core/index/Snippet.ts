@@ -52,9 +52,10 @@ const prepare = (terms: SnippetTerms): PreparedTerms => {
 export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerms, present = -1): string => {
   if (text.length === 0) return ""
   const { terms: words, ids, weights } = prepare(terms)
-  const wanted = words.length >= 32 ? -1 : present & (2 ** words.length - 1)
+  const all = 2 ** Math.min(words.length, 31) - 1
+  const wanted = words.length >= 32 ? -1 : present & all
   if (words.length === 0 || wanted === 0) return leadingSnippet(text)
-  const looked = wanted === -1 ? words : words.filter((_, i) => ((wanted >>> i) & 1) === 1)
+  const looked = wanted === -1 || wanted === all ? words : words.filter((_, i) => ((wanted >>> i) & 1) === 1)
   const starts = matchStarts
   const ends = matchEnds
   const which = matchTerms

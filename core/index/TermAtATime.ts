@@ -10,7 +10,7 @@
  * Exact: a document without an essential word scores at most what the other words can add
  * together, which is at most the primed threshold, below the final k-th score (as in MaxScore).
  * Each document's score is summed in query term order with the cursors' own arithmetic, so
- * scores are bit for bit MaxScore's and exhaustive scoring's.
+ * scores are MaxScore's bit for bit.
  */
 import { addScores, type InvertedIndex, type PostingCursor } from "./InvertedIndex.ts"
 import type { TopK } from "./TopK.ts"

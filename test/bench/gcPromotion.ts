@@ -20,6 +20,7 @@ import { cpus } from "node:os"
 import { resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { alignedTable } from "./support/alignedTable.ts"
+import { gcPromotionPaths } from "./support/gcPromotionPaths.ts"
 import { startUpstreamProcess } from "./support/upstreamProcess.ts"
 import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
@@ -31,23 +32,6 @@ const { values } = parseArgs({
 })
 const requests = wholeNumberOption("--requests", values.requests)
 const semiSpace = wholeNumberOption("--semi-space", values["semi-space"])
-
-// The controls without I/O, the clients bare, then Effect's client, then Periscope's layers.
-const paths = [
-  "promises, ten async steps (control)",
-  "Effect fiber, ten async steps (control)",
-  "Effect Stream, map (control)",
-  "Effect Stream, flatMap to inner streams",
-  "undici request, body.text()",
-  "undici request, body.dump()",
-  "undici dispatch, own handler",
-  "node:http request",
-  "Effect HttpClient (Undici), text",
-  "Effect HttpClient (Undici), stream",
-  "Effect HttpClient (node:http), stream",
-  "chat gateway alone, streamed",
-  "express lane, streamed"
-]
 
 const upstream = await startUpstreamProcess(64)
 const root = resolve(import.meta.dirname, "../..")
@@ -121,7 +105,7 @@ const measure = (path: string) =>
   })
 
 const rows: Array<Array<string>> = []
-for (const path of paths) {
+for (const path of gcPromotionPaths) {
   const f = await measure(path)
   rows.push([
     path,

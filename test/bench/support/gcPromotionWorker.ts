@@ -11,6 +11,7 @@ import { Context, Effect, Fiber, Layer, Scope, Stream } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { Client as UndiciClient, request as undiciRequest } from "undici"
 import { benchChatBody, makeBenchChatStack } from "./benchChatStack.ts"
+import { type GcPromotionPath, isGcPromotionPath } from "./gcPromotionPaths.ts"
 
 const [path, requestsText, upstreamUrl] = process.argv.slice(2)
 if (path === undefined || upstreamUrl === undefined) throw new Error("usage: gcPromotionWorker.ts <path> <requests> <upstream base URL>")
@@ -30,7 +31,7 @@ const effectClient = async (layer: Layer.Layer<HttpClient.HttpClient>) => {
 const stepData = () => Array.from({ length: 64 }, (_, i) => ({ i, text: `word${i}` }))
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
-const paths: Record<string, () => Promise<() => Promise<unknown>>> = {
+const paths: Record<GcPromotionPath, () => Promise<() => Promise<unknown>>> = {
   "promises, ten async steps (control)": async () => async () => {
     let kept: unknown
     for (let i = 0; i < 10; i++) {
@@ -115,9 +116,8 @@ const paths: Record<string, () => Promise<() => Promise<unknown>>> = {
   }
 }
 
-const make = paths[path]
-if (make === undefined) throw new Error(`unknown path ${JSON.stringify(path)}; one of: ${Object.keys(paths).join(", ")}`)
-const run = await make()
+if (!isGcPromotionPath(path)) throw new Error(`unknown path ${JSON.stringify(path)}; one of: ${Object.keys(paths).join(", ")}`)
+const run = await paths[path]()
 for (let i = 0; i < 300; i++) await run()
 console.log("measuring")
 for (let i = 0; i < requests; i++) await run()

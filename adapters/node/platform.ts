@@ -12,7 +12,7 @@ import { SettingsError } from "../../core/config/Settings.ts"
 import type { Settings } from "./settings.ts"
 import { NodePageFetcher } from "./sources/crawl/NodePageFetcher.ts"
 import { npmParentExits } from "./npmParent.ts"
-import { openInPlace } from "./snapshotFile.ts"
+import { defaultRankingThreads, openInPlace } from "./snapshotFile.ts"
 import { ensureStarterIndex, ownNodeModules } from "./starterIndex.ts"
 import { BuildInfo } from "../../core/api/Readiness.ts"
 import { RedisConnector } from "../../core/store/RedisConnector.ts"
@@ -43,5 +43,9 @@ export const nodeEngineHooks = (settings: Settings): EngineHooks => ({
     ),
   // Under `npm start` a SIGHUP sent to npm ends npm instead (see npmParent.ts): read as a reload too.
   reloads: { name: "SIGHUP", requests: Stream.merge(sighups, npmParentExits) },
-  openFile: (path) => Effect.map(openInPlace(path), ({ index, settled }) => ({ index, textInMemory: Effect.promise(() => settled) }))
+  openFile: (path) =>
+    Effect.map(
+      openInPlace(path, { rankingThreads: settings.search.rankingThreads ?? defaultRankingThreads() }),
+      ({ index, settled }) => ({ index, textInMemory: Effect.promise(() => settled) })
+    )
 })

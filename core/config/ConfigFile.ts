@@ -43,6 +43,8 @@ export const SearchConfig = Schema.Struct({
   snapshot: optionalKey(ruledString("must be a file path")),
   /** JSONL documents {url, title, text, date?, images?} for the fixture backend. */
   documents: optionalKey(ruledString("must be a file path")),
+  /** Threads a costly query of the engine is ranked on: 2 shares it with a helper thread (Node), 1 keeps it on one. Default: 2 with two cores or more. */
+  rankingThreads: optionalKey(ruledNumber("must be 1 or 2", { integer: true, min: 1, max: 2 })),
   /** Live web search providers fused with the local index (README: Live web search). */
   providers: optionalKey(Schema.Array(SearchProviderConfig).annotate({ message: "must be an array of providers" }).check(
     Schema.makeFilter((providers) => {

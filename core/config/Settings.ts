@@ -37,6 +37,8 @@ export interface Settings {
     /** Snapshot path or URL; undefined means <dataDir>/index.snapshot. */
     readonly snapshot: string | undefined
     readonly documents: string | undefined
+    /** Threads a costly query of the engine is ranked on (1 or 2); undefined: the adapter's default. */
+    readonly rankingThreads: number | undefined
     /** The opensearch backend's cluster and index (credentials are environment variable names). */
     readonly opensearch?: OpenSearchConfig | undefined
   }
@@ -144,6 +146,7 @@ export const settingsOf = (
     backend: file.search?.backend ?? "engine",
     snapshot: file.search?.snapshot,
     documents: file.search?.documents,
+    rankingThreads: file.search?.rankingThreads,
     opensearch: file.search?.opensearch
   },
   configFile: env.configFile,

@@ -661,9 +661,20 @@ export class PostingCursor {
  * PostingCursor.score, so sums in the same term order are bit for bit the same); `weight` is
  * the query weight times idf (PostingCursor.weight). With `mark`, for every document, setting
  * its bit in `marks` (bit doc & 31 of word doc >>> 5); without, only for documents whose bit is
- * set. Returns the term's last document (-1 when it has none).
+ * set. Only documents in [from, to) count: reading starts at the skip block holding `from` and
+stops at `to` (a share of the documents, ranked beside another thread's). Returns the last
+document read (-1 when there is none).
  */
-export const addScores = (index: InvertedIndex, termId: number, weight: number, scores: Float64Array, marks: Int32Array, mark: boolean): number => {
+export const addScores = (
+  index: InvertedIndex,
+  termId: number,
+  weight: number,
+  scores: Float64Array,
+  marks: Int32Array,
+  mark: boolean,
+  from = 0,
+  to = endOfPostings
+): number => {
   const a = index.arrays
   const bytes = a.postings
   const lengths = a.docLengths
@@ -676,6 +687,22 @@ export const addScores = (index: InvertedIndex, termId: number, weight: number, 
   let offset = a.termPostings[termId]!
   const end = a.termPostings[termId + 1]!
   let doc = -1
+  const firstBlock = a.termFirstBlock[termId]!
+  if (from > 0 && firstBlock >= 0) {
+    // The block whose last document is the first >= from (a binary search of the skip data).
+    let lo = 0
+    let hi = Math.ceil(a.termDf[termId]! / blockSize) - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (a.blockLastDoc[firstBlock + mid]! < from) lo = mid + 1
+      else hi = mid
+    }
+    if (lo > 0) {
+      offset = a.blockPostings[firstBlock + lo]!
+      doc = a.blockLastDoc[firstBlock + lo - 1]!
+    }
+  }
+  let last = -1
   while (offset < end) {
     let byte = bytes[offset++]!
     let gap = byte & 0x7f
@@ -684,13 +711,15 @@ export const addScores = (index: InvertedIndex, termId: number, weight: number, 
       gap |= (byte & 0x7f) << shift
     }
     doc += gap + 1
+    if (doc >= to) return last
     byte = bytes[offset++]!
     let code = byte & 0x7f
     for (let shift = 7; byte & 0x80; shift += 7) {
       byte = bytes[offset++]!
       code |= (byte & 0x7f) << shift
     }
-    if (!mark && (marks[doc >>> 5]! & (1 << (doc & 31))) === 0) {
+    last = doc
+    if (doc < from || (!mark && (marks[doc >>> 5]! & (1 << (doc & 31))) === 0)) {
       for (let present = code & presenceMask; present !== 0; present &= present - 1) while (bytes[offset++]! & 0x80);
       continue
     }
@@ -720,7 +749,7 @@ export const addScores = (index: InvertedIndex, termId: number, weight: number, 
     if (mark) marks[doc >>> 5]! |= 1 << (doc & 31)
   }
   if (offset !== end) throw new Error(`postings of term ${termId} are corrupt`)
-  return doc
+  return last
 }
 
 const skipVarints = (bytes: Uint8Array, offset: number, count: number): number => {

@@ -12,6 +12,7 @@
  * before it is scored.
  */
 import { blockSize, endOfPostings, type InvertedIndex, PostingCursor } from "./InvertedIndex.ts"
+import { type ChunkStrategy, type RankingChannel, rankingChunks } from "./RankingChannel.ts"
 import { prefersTermAtATime, rankTermAtATime, termAtATimePlan } from "./TermAtATime.ts"
 import { maxMaskedTerms } from "./TermPresence.ts"
 import { TopK } from "./TopK.ts"
@@ -65,13 +66,30 @@ const emptyRanking: RankedDocuments = { docs: new Int32Array(0), scores: new Flo
  */
 export type RankStrategy = "auto" | "maxScore" | "termAtATime"
 
-/** With `cluster` (document -> near-duplicate cluster), the best document of each of the k best clusters. */
+/** A helper thread for costly queries (RankingChannel.ts), and which of the snapshot's indexes this is. */
+export interface SharedRanking {
+  readonly channel: RankingChannel
+  readonly images: boolean
+}
+
+/**
+ * Below this many postings over a query's words ranking is quick (a few tenths of a millisecond
+ * on the search bench's machine): sharing it with a helper thread gains less than waking it costs.
+ */
+export const sharedRankingPostings = 16_000
+
+/**
+ * With `cluster` (document -> near-duplicate cluster), the best document of each of the k best
+ * clusters. With `shared`, a costly query without required words or filters is ranked on two
+ * threads (RankingChannel.ts), with the same results.
+ */
 export const rankTopK = (
   index: InvertedIndex,
   query: CompiledQuery,
   k: number,
   cluster?: Int32Array,
-  strategy: RankStrategy = "auto"
+  strategy: RankStrategy = "auto",
+  shared?: SharedRanking
 ): RankedDocuments => {
   const limit = Math.min(k, index.documentCount)
   if (limit <= 0 || query.terms.length === 0) return emptyRanking
@@ -84,7 +102,22 @@ export const rankTopK = (
     if (requiredIds.size === 0) {
       const primed = primedThreshold(index, query, cursors, limit, cluster)
       const plan = filter === undefined && query.skipTo === undefined && strategy !== "maxScore" ? termAtATimePlan(cursors, primed) : undefined
-      if (plan !== undefined && (strategy === "termAtATime" || prefersTermAtATime(cursors, plan))) rankTermAtATime(index, cursors, plan, heap, primed)
+      const chunked: ChunkedRanking = {
+        strategy: plan !== undefined && (strategy === "termAtATime" || prefersTermAtATime(cursors, plan)) ? "termAtATime" : "maxScore",
+        plan,
+        primed
+      }
+      const channel = shared?.channel
+      const bounds = channel !== undefined && channel.usable && filter === undefined && query.skipTo === undefined ? chunkBounds(index, cursors) : undefined
+      if (bounds !== undefined && channel!.post({ images: shared!.images, k: limit, clustered: cluster !== undefined, strategy: chunked.strategy, primed, bounds }, query.terms)) {
+        const started = performance.now()
+        let ranked = 0
+        for (let c = channel!.claimMine(); c >= 0; c = channel!.claimMine(), ranked++) rankChunk(index, cursors, heap, chunked, channel!, c)
+        // Waiting for the helper's last chunk about as long as two of this thread's took (see RankingChannel).
+        const outcome = channel!.finish((2 * (performance.now() - started)) / Math.max(1, ranked))
+        if (outcome.pairs !== undefined) for (let i = 0; i < outcome.pairs.docs.length; i++) heap.offer(outcome.pairs.docs[i]!, outcome.pairs.scores[i]!)
+        if (outcome.chunks.length > 0) rankLeftChunks(index, query, heap, chunked, channel!, outcome.chunks)
+      } else if (chunked.strategy === "termAtATime") rankTermAtATime(index, cursors, plan!, heap, primed)
       else maxScore(cursors, heap, filter, query.skipTo, primed)
     } else conjunctive(index, cursors, requiredIds, query.phrases, heap, filter, query.skipTo)
   } finally {
@@ -92,6 +125,77 @@ export const rankTopK = (
   }
   const { docs, scores } = heap.sorted()
   return { docs, scores, complete: !heap.full }
+}
+
+/** How both threads rank a shared query's chunks: the strategy and primed bound the answering thread chose. */
+export interface ChunkedRanking {
+  readonly strategy: ChunkStrategy
+  /** The essential words of term-at-a-time ranking (termAtATimePlan). */
+  readonly plan: Uint8Array | undefined
+  readonly primed: number
+}
+
+/** Ranks chunk c of a shared query into `heap` (either thread's side); `cursors` only move forward, so one set serves a thread's chunks in increasing order. */
+export const rankChunk = (index: InvertedIndex, cursors: Array<PostingCursor>, heap: TopK, chunked: ChunkedRanking, channel: RankingChannel, c: number): void => {
+  const from = channel.chunkFrom(c)
+  const to = channel.chunkTo(c)
+  if (chunked.strategy === "termAtATime" && chunked.plan !== undefined) {
+    rankTermAtATime(index, cursors, chunked.plan, heap, Math.max(chunked.primed, channel.sharedThreshold()), from, to)
+  } else maxScore(cursors, heap, undefined, undefined, chunked.primed, from, to, channel)
+  if (heap.full) channel.raiseThreshold(heap.threshold)
+}
+
+/** Chunks the helper did not rank (it failed, or was given up on), ranked here from fresh cursors: this thread's may stand past them. */
+const rankLeftChunks = (index: InvertedIndex, query: CompiledQuery, heap: TopK, chunked: ChunkedRanking, channel: RankingChannel, chunks: ReadonlyArray<number>) => {
+  const cursors = query.terms.map((t) => new PostingCursor(index, t.termId, t.weight, channel.chunkFrom(chunks[0]!)))
+  try {
+    for (const c of chunks) rankChunk(index, cursors, heap, chunked, channel, c)
+  } finally {
+    closeAll(cursors)
+  }
+}
+
+/**
+ * A costly query's chunks: document ids cut where the query's words' postings, counted by their
+ * skip blocks (128 postings a word), reach each rankingChunks-th of the total. Documents of one
+ * manual lie together, so equal id ranges could leave one thread most of the work. Undefined
+ * when the query is too cheap to share.
+ */
+const chunkBounds = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>): Int32Array | undefined => {
+  let postings = 0
+  for (const cursor of cursors) postings += cursor.df
+  if (postings < sharedRankingPostings) return undefined
+  const a = index.arrays
+  // The postings of all words before doc, by whole blocks.
+  const before = (doc: number): number => {
+    let count = 0
+    for (const cursor of cursors) {
+      const first = a.termFirstBlock[cursor.termId]!
+      if (first < 0) continue
+      let lo = 0
+      let hi = Math.ceil(cursor.df / blockSize)
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (a.blockLastDoc[first + mid]! < doc) lo = mid + 1
+        else hi = mid
+      }
+      count += Math.min(cursor.df, lo * blockSize)
+    }
+    return count
+  }
+  const bounds = new Int32Array(rankingChunks + 1)
+  bounds[rankingChunks] = endOfPostings
+  let lo = 0
+  for (let c = 1; c < rankingChunks; c++) {
+    let hi = index.documentCount
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (before(mid) * rankingChunks < postings * c) lo = mid + 1
+      else hi = mid
+    }
+    bounds[c] = lo
+  }
+  return bounds
 }
 
 const closeAll = (cursors: ReadonlyArray<PostingCursor>) => {
@@ -135,7 +239,16 @@ const makeFilter = (index: InvertedIndex, query: CompiledQuery): Filter => {
  * over more stretches and leaves more terms to be probed only (at 1M passages, 29% fewer
  * postings scored and 19% fewer runs decoded than with the window's bounds for the latter).
  */
-const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, skipTo: SkipTo, primed: number): void => {
+const maxScore = (
+  cursors: Array<PostingCursor>,
+  heap: TopK,
+  filter: Filter,
+  skipTo: SkipTo,
+  primed: number,
+  from = 0,
+  to = endOfPostings,
+  board?: RankingChannel
+): void => {
   const m = cursors.length
   const maxes = new Float64Array(m)
   const order = new Int32Array(m)
@@ -151,8 +264,12 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
   const required = new Int32Array(m)
   let requiredCount = 0
   let threshold = primed
-  let lo = 0
+  // A share of the documents (ranked beside another thread): windows from `from`, none past `to`.
+  const last = to - 1
+  let lo = from
   for (;;) {
+    // Sharing a query with another thread: its k-th score prunes here too.
+    if (board !== undefined) threshold = Math.max(threshold, board.sharedThreshold())
     // The window: from lo to the nearest end of a lead term's block holding a posting >= lo. The
     // leads are the terms essential in the previous window (as Lucene's MaxScoreBulkScorer): a
     // dense term that is only probed would otherwise cut every window short at its own blocks.
@@ -171,6 +288,7 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
     }
     if (live === 0) return
     if (hi === endOfPostings) hi = anyHi
+    if (hi > last) hi = last
     // Each term's bound over the window, from the maxima of the blocks it spans. A term whose cursor
     // already stands past the window has no posting in it (every document before lo has been dealt
     // with), so it adds nothing: a word of another manual otherwise inflates every window before its
@@ -302,7 +420,8 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
           // not only in offer, because a double passed to a call is boxed (16 bytes per candidate).
           if (score < threshold) continue
           if (!heap.offer(doc, score) || !heap.full) continue
-          threshold = Math.max(primed, heap.threshold)
+          threshold = Math.max(threshold, heap.threshold)
+          board?.raiseThreshold(heap.threshold)
           while (firstEssential < m && bound[firstEssential]! <= threshold) firstEssential++
           if (firstEssential === m) break runs
           requiredCount = requiredTerms(maxes, bound[m - 1]!, threshold, required)
@@ -313,7 +432,7 @@ const maxScore = (cursors: Array<PostingCursor>, heap: TopK, filter: Filter, ski
         runLo = runHi + 1
       }
     }
-    if (hi === endOfPostings) return
+    if (hi >= last) return
     lo = hi + 1
   }
 }

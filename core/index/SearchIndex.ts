@@ -8,7 +8,17 @@ import type { ImageRecord, IndexDocument } from "./Document.ts"
 import type { ResolvedEngineOptions } from "./EngineOptions.ts"
 import { endOfPostings, type InvertedIndex } from "./InvertedIndex.ts"
 import { type ParsedQuery, parseQuery, type SiteFilter } from "./QueryParser.ts"
-import { type CompiledQuery, type Phrase, proximityDepth, type RankedDocuments, type RankStrategy, rankTopK, rerankByProximity } from "./Ranker.ts"
+import {
+  type CompiledQuery,
+  type Phrase,
+  proximityDepth,
+  type RankedDocuments,
+  type RankStrategy,
+  rankTopK,
+  rerankByProximity,
+  type SharedRanking
+} from "./Ranker.ts"
+import type { RankingChannel } from "./RankingChannel.ts"
 import { makeSnippet, type SnippetTerms } from "./Snippet.ts"
 import type { StoredFields } from "./StoredFields.ts"
 import { termsInField } from "./TermPresence.ts"
@@ -101,6 +111,7 @@ export class SearchIndex {
   /** The pages' field that indexes their text (-1 when its weight is 0 and it is not indexed). */
   private readonly bodyField: number
   private hostKeys: Array<string> | undefined
+  private shared: { readonly web: SharedRanking; readonly images: SharedRanking } | undefined
 
   constructor(parts: SearchIndexParts) {
     this.parts = parts
@@ -179,6 +190,14 @@ export class SearchIndex {
       url: this.parts.pages.get(doc, PageField.Url),
       score: ranked.scores[i]!
     }))
+  }
+
+  /**
+   * A helper thread over the same index arrays (an adapter starts it: HelperThread.ts), with
+   * which costly queries are ranked on two threads; undefined: every query on this one alone.
+   */
+  shareRanking(channel: RankingChannel | undefined): void {
+    this.shared = channel === undefined ? undefined : { web: { channel, images: false }, images: { channel, images: true } }
   }
 
   /** The stored documents, in page id (URL) order, images included. */
@@ -375,7 +394,8 @@ export class SearchIndex {
   /** The k best documents (with `cluster`, one per near-duplicate cluster): BM25F top-k (at least the proximity depth), then the proximity re-ranking. */
   private retrieve(index: InvertedIndex, query: CompiledQuery, k: number, cluster?: Int32Array, strategy?: RankStrategy): RankedDocuments {
     const proximity = this.parts.options.proximity
-    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster, strategy)
+    const shared = this.shared === undefined ? undefined : index === this.parts.web ? this.shared.web : this.shared.images
+    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster, strategy, shared)
     const reranked = rerankByProximity(index, query, ranked, proximity)
     if (reranked.docs.length <= k) return reranked
     const termsIn = reranked.termsIn === undefined ? undefined : { field: reranked.termsIn.field, masks: reranked.termsIn.masks.subarray(0, k) }

@@ -266,7 +266,11 @@ export interface SnapshotSource {
  * into memory, the page text is read per hit shown. Every byte is checked against the checksum
  * first (with `hashWith`), as decodeSnapshot does; the same failures, the same messages.
  */
-export const openSnapshot = (source: SnapshotSource, hashWith: XxHash32Maker = jsXxHash32): SearchIndex => {
+export const openSnapshot = (
+  source: SnapshotSource,
+  hashWith: XxHash32Maker = jsXxHash32,
+  allocate: (length: number) => Uint8Array = (length) => new Uint8Array(length)
+): SearchIndex => {
   if (!littleEndian) return fail("unsupported-platform", "snapshot: this engine needs a little-endian platform")
   if (source.size < headerLength) {
     return fail("truncated", `snapshot: ${source.size} bytes is shorter than the ${headerLength}-byte header`)
@@ -292,7 +296,8 @@ export const openSnapshot = (source: SnapshotSource, hashWith: XxHash32Maker = j
   }
   const start = pages?.start ?? total
   const next = pages?.next ?? total
-  const resident = new Uint8Array(total - (next - start))
+  // `allocate`: an adapter may put the index in memory another thread can share (HelperThread.ts).
+  const resident = allocate(total - (next - start))
   source.readInto(resident, 0, 0, start)
   source.readInto(resident, start, next, total - next)
   // The checksum in file order: header, everything up to the page text, the page text streamed, the rest.

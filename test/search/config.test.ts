@@ -62,7 +62,10 @@ describe("search section of the config file", () => {
       [{ providers: [{ name: "b", kind: "brave", weight: -1 }] }, /^search\.providers\[0\]\.weight: must be a number from 0 to 100/],
       [{ providers: [{ name: "b", kind: "brave", timeoutMs: 0 }] }, /^search\.providers\[0\]\.timeoutMs: must be an integer from 1 to 120000/],
       [{ deadlineMs: "5s" }, /^search\.deadlineMs: must be an integer from 1 to 120000/],
-      [{ cache: { ttlSeconds: { day: -5 } } }, /^search\.cache\.ttlSeconds\.day: must be an integer from 0 to 604800/]
+      [{ cache: { ttlSeconds: { day: -5 } } }, /^search\.cache\.ttlSeconds\.day: must be an integer from 0 to 604800/],
+      [{ rankingThreads: 3 }, /^search\.rankingThreads: must be 1 or 2/],
+      [{ rankingThreads: 1.5 }, /^search\.rankingThreads: must be 1 or 2/],
+      [{ rankingThreads: "2" }, /^search\.rankingThreads: must be 1 or 2/]
     ]
     for (const [search, message] of cases) {
       const decoded = decode({ search })

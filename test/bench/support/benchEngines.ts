@@ -11,7 +11,7 @@ import englishPreset from "flexsearch/lang/en"
 import { Effect } from "effect"
 import MiniSearch from "minisearch"
 import { stemmer } from "stemmer"
-import { openSnapshotFile } from "../../../adapters/node/snapshotFile.ts"
+import { defaultRankingThreads, openSnapshotFile } from "../../../adapters/node/snapshotFile.ts"
 import { englishStopWords } from "../../../core/index/analysis/StopWords.ts"
 import type { IndexDocument } from "../../../core/index/Document.ts"
 import { defaultEngineOptions, type EngineOptions, IndexBuilder } from "../../../core/index/IndexBuilder.ts"
@@ -37,8 +37,12 @@ const { title: titleBoost, url: urlBoost } = defaultEngineOptions.fieldWeights
 const utf8 = new TextEncoder()
 const utf8Decoder = new TextDecoder()
 
-/** Periscope with its defaults, or with other engine options under another name (the same bench code). */
-const periscopeWith = (name: string, options?: EngineOptions) => (): BenchEngine => {
+/**
+ * Periscope with its defaults, or with other engine options under another name (the same bench
+ * code). `rankingThreads`: as the server opens its snapshot on this machine unless told (two
+ * threads for costly queries with two cores or more), or one.
+ */
+const periscopeWith = (name: string, options?: EngineOptions, rankingThreads = defaultRankingThreads()) => (): BenchEngine => {
   let index: SearchIndex | undefined
   return {
     name,
@@ -52,7 +56,7 @@ const periscopeWith = (name: string, options?: EngineOptions) => (): BenchEngine
     save: async () => encodeSnapshot(index!),
     load: async (bytes) => decodeSnapshot(bytes),
     // `npm start` opens the file with the page text left on disk (adapters/node/snapshotFile.ts).
-    open: (path) => Effect.runPromise(openSnapshotFile(path))
+    open: (path) => Effect.runPromise(openSnapshotFile(path, { rankingThreads }))
   }
 }
 
@@ -165,10 +169,13 @@ const periscope = periscopeWith("Periscope")
  * BM25), to show what that re-ranking costs in speed; relevance.ts shows what it gives in nDCG@10.
  */
 const periscopeNoProximity = periscopeWith("Periscope, no proximity", { proximity: 0 })
+/** Every query ranked on the thread that answers it (search.rankingThreads 1): the engine alone against the single-threaded peers. */
+const periscopeOneThread = periscopeWith("Periscope, one thread", undefined, 1)
 
 export const benchEngines: Record<string, () => BenchEngine> = {
   periscope,
   "periscope-no-proximity": periscopeNoProximity,
+  "periscope-one-thread": periscopeOneThread,
   minisearch: miniSearch,
   orama,
   flexsearch: flexSearch

@@ -1,0 +1,150 @@
+/**
+ * Costly queries ranked on two threads (core/index/RankingChannel.ts, with the Node adapter's
+ * helper thread, adapters/node/rankingHelper.ts, a real worker over the same shared memory)
+ * give the answers of one thread: every strategy, near-duplicates collapsed or not, several k,
+ * snippets; and a helper that fails, never answers or is stopped leaves the answers as they were.
+ */
+import { once } from "node:events"
+import { Worker } from "node:worker_threads"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startRankingHelper } from "../../adapters/node/rankingHelper.ts"
+import type { IndexDocument } from "../../core/index/Document.ts"
+import { sharedRankingPostings } from "../../core/index/Ranker.ts"
+import { rankingArraysOf } from "../../core/index/HelperThread.ts"
+import { RankingChannel } from "../../core/index/RankingChannel.ts"
+import type { SearchIndex } from "../../core/index/SearchIndex.ts"
+import { decodeSnapshot, encodeSnapshot } from "../../core/index/Snapshot.ts"
+import { buildIndex, seeded } from "./support.ts"
+
+const random = seeded(29)
+const common = Array.from({ length: 16 }, (_, i) => `w${i}`)
+const rare = Array.from({ length: 400 }, (_, i) => `r${i}`)
+const pick = () => (random() < 0.9 ? common[Math.floor(random() * random() * common.length)]! : rare[Math.floor(random() * rare.length)]!)
+const paragraph = () => Array.from({ length: 10 + Math.floor(random() * 30) }, pick).join(" ")
+// 12,000 pages, so that a few common words pass sharedRankingPostings; every tenth repeats the one before (near-duplicates).
+const docs: Array<IndexDocument> = []
+for (let i = 0; i < 12_000; i++) {
+  const url = `https://t.example/${String(i).padStart(5, "0")}`
+  const before = docs[i - 1]
+  docs.push(i % 10 === 9 && before !== undefined
+    ? { url, title: before.title, text: before.text }
+    : { url, title: Array.from({ length: 1 + Math.floor(random() * 3) }, pick).join(" "), text: paragraph() })
+}
+const bytes = encodeSnapshot(buildIndex(docs))
+/** The same snapshot decoded twice: from ordinary memory (one thread) and from shared memory (two). */
+const one = decodeSnapshot(bytes)
+const inShared = () => {
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length))
+  shared.set(bytes)
+  return decodeSnapshot(shared)
+}
+const query = () => Array.from({ length: 2 + Math.floor(random() * 4) }, () => common[Math.floor(random() * common.length)]!).join(" ")
+const postingsOf = (index: SearchIndex, words: string) =>
+  [...new Set(words.split(" "))].reduce((sum, w) => sum + index.parts.web.arrays.termDf[index.parts.web.lookup(w)]!, 0)
+
+describe("ranking shared with a helper thread", () => {
+  const two = inShared()
+  const helper = startRankingHelper(two)!
+  const channel = () => (two as unknown as { shared: { web: { channel: RankingChannel } } }).shared.web.channel
+
+  beforeAll(async () => {
+    await once(helper.worker, "online")
+  })
+  afterAll(() => helper.stop())
+
+  it("starts only for an index in shared memory", () => {
+    expect(startRankingHelper(one)).toBeUndefined()
+    expect(helper).toBeDefined()
+  })
+
+  it("has queries costly enough to share", () => {
+    expect(postingsOf(one, "w0 w1 w2")).toBeGreaterThan(sharedRankingPostings)
+  })
+
+  for (const strategy of ["auto", "maxScore", "termAtATime"] as const) {
+    for (const k of [1, 15, 100]) {
+      it(`ranks as one thread does: ${strategy}, k = ${k}, near-duplicates collapsed and not`, () => {
+        const helped = channel().helped
+        for (let q = 0; q < 60; q++) {
+          const words = query()
+          for (const collapse of [true, false]) {
+            const expected = one.rank(words, k, { collapse, strategy })
+            expect(expected.length, words).toBeGreaterThan(0)
+            expect(two.rank(words, k, { collapse, strategy }), words).toEqual(expected)
+          }
+        }
+        // The helper ranked part of some of them: the comparison above is not one thread against itself.
+        expect(channel().helped).toBeGreaterThan(helped)
+      })
+    }
+  }
+
+  it("answers searches with the same pages, snippets and order", () => {
+    for (let q = 0; q < 100; q++) {
+      const words = query()
+      expect(two.search(words, 10), words).toEqual(one.search(words, 10))
+    }
+  })
+
+  it("answers cheap queries and queries with phrases, exclusions and site: filters on one thread, the same", () => {
+    for (const words of ["r1 r2", "\"w0 w1\" w2", "w0 w1 -w2", "w0 w1 site:t.example", "w3 +w4 w5"]) {
+      expect(two.search(words, 10), words).toEqual(one.search(words, 10))
+    }
+  })
+})
+
+/** A shared index with a faulty helper thread (faultyRankingHelper.ts) on a channel of its own. */
+const withFaultyHelper = async (mode: "fail" | "stall" | "slow", check: (index: SearchIndex, channel: RankingChannel) => void) => {
+  const index = inShared()
+  const channel = new RankingChannel()
+  const arrays = rankingArraysOf(index)
+  const worker = new Worker(new URL("./faultyRankingHelper.ts", import.meta.url), { workerData: { buffer: channel.buffer, mode, arrays } })
+  try {
+    await once(worker, "online")
+    index.shareRanking(channel)
+    check(index, channel)
+  } finally {
+    await worker.terminate()
+  }
+}
+
+describe("a helper thread that goes wrong", () => {
+  for (const mode of ["fail", "stall"] as const) {
+    it(`leaves the answers as they were when it ${mode === "fail" ? "fails a query (and is not asked again)" : "never answers (it is waited for no longer than a hedge)"}`, async () => {
+      await withFaultyHelper(mode, (index, channel) => {
+        // Until the helper has taken a query (it may still be starting: then each is withdrawn), and a few after.
+        const settled = () => (mode === "fail" ? !channel.usable : channel.hedged > 0)
+        for (let q = 0; q < 400 && (!settled() || q < 20); q++) {
+          const words = query()
+          expect(index.rank(words, 15), words).toEqual(one.rank(words, 15))
+        }
+        expect(settled()).toBe(true)
+        expect(channel.helped).toBe(0)
+      })
+    })
+  }
+
+  it("leaves the answers as they were when it is slow: what it published is merged and its other chunks ranked here", async () => {
+    await withFaultyHelper("slow", (index, channel) => {
+      for (let q = 0; q < 400 && (channel.hedged === 0 || channel.helped === 0 || q < 20); q++) {
+        const words = query()
+        for (const k of [1, 15, 100]) expect(index.rank(words, k), words).toEqual(one.rank(words, k))
+      }
+      // Given up on after some of its chunks: both heaps merged, the rest ranked here.
+      expect(channel.hedged).toBeGreaterThan(0)
+      expect(channel.helped).toBeGreaterThan(0)
+    })
+  })
+
+  it("leaves the answers as they were once stopped", async () => {
+    const index = inShared()
+    const helper = startRankingHelper(index)!
+    await once(helper.worker, "online")
+    helper.stop()
+    await once(helper.worker, "exit")
+    for (let q = 0; q < 20; q++) {
+      const words = query()
+      expect(index.rank(words, 15), words).toEqual(one.rank(words, 15))
+    }
+  })
+})

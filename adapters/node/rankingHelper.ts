@@ -23,10 +23,10 @@ export interface RankingHelper {
  * built in this process, or decoded from bytes of an ordinary buffer). The thread does not keep
  * the process alive; it ends when the index is let go.
  */
-export const startRankingHelper = (index: SearchIndex): RankingHelper | undefined => {
+export const startRankingHelper = (index: SearchIndex, options: { readonly minPostings?: number } = {}): RankingHelper | undefined => {
   const arrays = rankingArraysOf(index)
   if (arrays === undefined) return undefined
-  const channel = new RankingChannel()
+  const channel = new RankingChannel(undefined, options)
   const worker = new Worker(workerUrl, { name: "periscope-ranking", workerData: { buffer: channel.buffer, arrays } satisfies RankingWorkerData })
   worker.unref()
   // A thread that fails or ends is not asked again; a query it held has its chunks ranked here.

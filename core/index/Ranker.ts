@@ -73,12 +73,6 @@ export interface SharedRanking {
 }
 
 /**
- * Below this many postings over a query's words ranking is quick (a few tenths of a millisecond
- * on the search bench's machine): sharing it with a helper thread gains less than waking it costs.
- */
-export const sharedRankingPostings = 16_000
-
-/**
  * With `cluster` (document -> near-duplicate cluster), the best document of each of the k best
  * clusters. With `shared`, a costly query without required words or filters is ranked on two
  * threads (RankingChannel.ts), with the same results.
@@ -108,7 +102,7 @@ export const rankTopK = (
         primed
       }
       const channel = shared?.channel
-      const bounds = channel !== undefined && channel.usable && filter === undefined && query.skipTo === undefined ? chunkBounds(index, cursors) : undefined
+      const bounds = channel !== undefined && channel.usable && filter === undefined && query.skipTo === undefined ? chunkBounds(index, cursors, channel.minPostings) : undefined
       if (bounds !== undefined && channel!.post({ images: shared!.images, k: limit, clustered: cluster !== undefined, strategy: chunked.strategy, primed, bounds }, query.terms)) {
         const started = performance.now()
         let ranked = 0
@@ -159,12 +153,12 @@ const rankLeftChunks = (index: InvertedIndex, query: CompiledQuery, heap: TopK, 
  * A costly query's chunks: document ids cut where the query's words' postings, counted by their
  * skip blocks (128 postings a word), reach each rankingChunks-th of the total. Documents of one
  * manual lie together, so equal id ranges could leave one thread most of the work. Undefined
- * when the query is too cheap to share.
+ * when the query has fewer than `minPostings` (RankingChannel's): too cheap to share.
  */
-const chunkBounds = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>): Int32Array | undefined => {
+const chunkBounds = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>, minPostings: number): Int32Array | undefined => {
   let postings = 0
   for (const cursor of cursors) postings += cursor.df
-  if (postings < sharedRankingPostings) return undefined
+  if (postings < minPostings) return undefined
   const a = index.arrays
   // The postings of all words before doc, by whole blocks.
   const before = (doc: number): number => {

@@ -61,7 +61,16 @@ const thresholdAt = floatsAt + FLOATS * 8
 const channelBytes = thresholdAt + 8
 
 /** How long the helper polls for the next query after one, before it sleeps (queries come in bursts; a thread woken from Atomics.wait ran again 20 µs later at the median, and milliseconds later when the machine was busy). */
-export const helperSpinMs = 0.5
+export const helperSpinMs = 2
+/**
+ * Queries of fewer postings over their words are ranked on one thread. Measured with the scale
+ * bench's queries: at 1M passages those of 128,000 postings or more (1.5 ms and up here) held 85%
+ * of the ranking time and went 1.35-1.6x faster on two threads; below, at 56k and 100k passages,
+ * sharing gained nothing against its costs (the chunks, the hand-over, a second thread busy) and
+ * the single queries' 99th percentile grew.
+ */
+export const sharedRankingPostings = 128_000
+
 /** The least the answering thread waits for the helper's last chunk (then about two of its own chunks' time). */
 export const minHedgeMs = 0.05
 
@@ -109,10 +118,14 @@ export class RankingChannel {
   helped = 0
   hedged = 0
 
+  /** Queries of fewer postings are not shared (sharedRankingPostings by default). */
+  readonly minPostings: number
+
   /** A new channel, or (on the helper's side) the one whose buffer the answering thread sent. */
-  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(channelBytes)) {
+  constructor(buffer: SharedArrayBuffer = new SharedArrayBuffer(channelBytes), options: { readonly minPostings?: number } = {}) {
     if (buffer.byteLength < channelBytes) throw new Error(`ranking channel: ${buffer.byteLength} bytes, need ${channelBytes}`)
     this.buffer = buffer
+    this.minPostings = options.minPostings ?? sharedRankingPostings
     this.ints = new Int32Array(buffer, 0, CONTROL_INTS)
     this.floats = new Float64Array(buffer, floatsAt, FLOATS)
     this.threshold = new BigInt64Array(buffer, thresholdAt, 1)

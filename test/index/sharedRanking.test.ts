@@ -9,9 +9,8 @@ import { Worker } from "node:worker_threads"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startRankingHelper } from "../../adapters/node/rankingHelper.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
-import { sharedRankingPostings } from "../../core/index/Ranker.ts"
 import { rankingArraysOf } from "../../core/index/HelperThread.ts"
-import { RankingChannel } from "../../core/index/RankingChannel.ts"
+import { RankingChannel, sharedRankingPostings } from "../../core/index/RankingChannel.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot } from "../../core/index/Snapshot.ts"
 import { buildIndex, seeded } from "./support.ts"
@@ -21,7 +20,10 @@ const common = Array.from({ length: 16 }, (_, i) => `w${i}`)
 const rare = Array.from({ length: 400 }, (_, i) => `r${i}`)
 const pick = () => (random() < 0.9 ? common[Math.floor(random() * random() * common.length)]! : rare[Math.floor(random() * rare.length)]!)
 const paragraph = () => Array.from({ length: 10 + Math.floor(random() * 30) }, pick).join(" ")
-// 12,000 pages, so that a few common words pass sharedRankingPostings; every tenth repeats the one before (near-duplicates).
+// 12,000 pages; every tenth repeats the one before (near-duplicates). Queries of common words here
+// have tens of thousands of postings: the channels share them from `minPostings` on, not from
+// the default (a million-passage index's costly queries).
+const minPostings = 16_000
 const docs: Array<IndexDocument> = []
 for (let i = 0; i < 12_000; i++) {
   const url = `https://t.example/${String(i).padStart(5, "0")}`
@@ -44,7 +46,7 @@ const postingsOf = (index: SearchIndex, words: string) =>
 
 describe("ranking shared with a helper thread", () => {
   const two = inShared()
-  const helper = startRankingHelper(two)!
+  const helper = startRankingHelper(two, { minPostings })!
   const channel = () => (two as unknown as { shared: { web: { channel: RankingChannel } } }).shared.web.channel
 
   beforeAll(async () => {
@@ -58,7 +60,21 @@ describe("ranking shared with a helper thread", () => {
   })
 
   it("has queries costly enough to share", () => {
-    expect(postingsOf(one, "w0 w1 w2")).toBeGreaterThan(sharedRankingPostings)
+    expect(postingsOf(one, "w0 w1 w2")).toBeGreaterThan(minPostings)
+  })
+
+  it("shares no query below the default's postings (a million-passage index's costly queries)", async () => {
+    expect(postingsOf(one, "w0 w1 w2 w3 w4")).toBeLessThan(sharedRankingPostings)
+    const index = inShared()
+    const helper = startRankingHelper(index)!
+    try {
+      await once(helper.worker, "online")
+      const channel = (index as unknown as { shared: { web: { channel: RankingChannel } } }).shared.web.channel
+      for (let q = 0; q < 100; q++) index.rank(query(), 15)
+      expect(channel.helped + channel.hedged).toBe(0)
+    } finally {
+      helper.stop()
+    }
   })
 
   for (const strategy of ["auto", "maxScore", "termAtATime"] as const) {
@@ -96,7 +112,7 @@ describe("ranking shared with a helper thread", () => {
 /** A shared index with a faulty helper thread (faultyRankingHelper.ts) on a channel of its own. */
 const withFaultyHelper = async (mode: "fail" | "stall" | "slow", check: (index: SearchIndex, channel: RankingChannel) => void) => {
   const index = inShared()
-  const channel = new RankingChannel()
+  const channel = new RankingChannel(undefined, { minPostings })
   const arrays = rankingArraysOf(index)
   const worker = new Worker(new URL("./faultyRankingHelper.ts", import.meta.url), { workerData: { buffer: channel.buffer, mode, arrays } })
   try {
@@ -138,7 +154,7 @@ describe("a helper thread that goes wrong", () => {
 
   it("leaves the answers as they were once stopped", async () => {
     const index = inShared()
-    const helper = startRankingHelper(index)!
+    const helper = startRankingHelper(index, { minPostings })!
     await once(helper.worker, "online")
     helper.stop()
     await once(helper.worker, "exit")

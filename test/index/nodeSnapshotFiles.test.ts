@@ -5,6 +5,11 @@ import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { jsonlToSnapshot } from "../../adapters/node/jsonlSnapshot.ts"
 import { loadSnapshotFile, openInPlace, openSnapshotFile, readSnapshotFile, SnapshotFileError, writeSnapshotFile } from "../../adapters/node/snapshotFile.ts"
+import { nodeEngineHooks } from "../../adapters/node/platform.ts"
+import { settingsOf } from "../../core/config/Settings.ts"
+import { rankingArraysOf } from "../../core/index/HelperThread.ts"
+import type { RankingChannel } from "../../core/index/RankingChannel.ts"
+import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { encodeSnapshot, SnapshotError, TextInSource } from "../../core/index/Snapshot.ts"
 import { sampleDocuments } from "./corpus.ts"
 import { buildIndex } from "./support.ts"
@@ -75,6 +80,21 @@ describe("snapshot files (Node)", () => {
     // "changed", or "failed" when the read met the file while it was cut to nothing: never kept.
     expect(["changed", "failed"]).toContain(await settled)
     expect(index.parts.pages.bytes).toBeInstanceOf(TextInSource)
+  })
+
+  it("open in place on two ranking threads: the index in shared memory with a helper thread, the same answers; on one, neither", async () => {
+    const path = join(dir, "threads.snapshot")
+    await Effect.runPromise(writeSnapshotFile(path, bytes))
+    const hooks = (rankingThreads: number) => nodeEngineHooks(settingsOf({ search: { rankingThreads } }))
+    const two = (await Effect.runPromise(hooks(2).openFile!(path))).index
+    const one = (await Effect.runPromise(hooks(1).openFile!(path))).index
+    const channelOf = (index: SearchIndex) => (index as unknown as { shared?: { web: { channel: RankingChannel } } }).shared?.web.channel
+    expect(rankingArraysOf(two)).toBeDefined()
+    expect(channelOf(two)?.usable).toBe(true)
+    expect(rankingArraysOf(one)).toBeUndefined()
+    expect(channelOf(one)).toBeUndefined()
+    for (const query of ["event loop", "asyncio", "templates generics"]) expect(two.search(query, 10)).toEqual(one.search(query, 10))
+    channelOf(two)!.stop()
   })
 
   it("refuse to write where a folder stands", async () => {

@@ -304,18 +304,10 @@ export class PostingCursor {
     this.advance(from)
   }
 
-  /** The first block whose last document is >= doc (the last block when none is): a binary search of the skip data. */
+  /** The first block whose last document is >= doc (the last block when none is). */
   private blockReaching(doc: number): number {
     if (this.firstBlock < 0) return 0
-    const lastDocs = this.arrays.blockLastDoc
-    let lo = 0
-    let hi = this.blockCount - 1
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (lastDocs[this.firstBlock + mid]! < doc) lo = mid + 1
-      else hi = mid
-    }
-    return lo
+    return Math.min(this.blockCount - 1, firstBlockReaching(this.arrays, this.firstBlock, this.blockCount, doc))
   }
 
   /** Gives the cursor's buffers back to the index for the next cursor; the cursor must not be used after. */
@@ -655,6 +647,22 @@ export class PostingCursor {
 }
 
 /**
+ * Of a term's `blocks` skip blocks (the first at `first`), the first whose last document is >=
+ * doc, or `blocks` when none is: a binary search of the skip data. Also the number of blocks
+ * that lie wholly before doc.
+ */
+export const firstBlockReaching = (a: InvertedIndexArrays, first: number, blocks: number, doc: number): number => {
+  let lo = 0
+  let hi = blocks
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a.blockLastDoc[first + mid]! < doc) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/**
  * Term-at-a-time reading of one term's postings, start to end (a term's postings are one delta
  * stream across its blocks), without a cursor's block and run bookkeeping (TermAtATime.ts):
  * adds the BM25F score of each posting of the term to `scores[doc]` (the same arithmetic as
@@ -689,17 +697,13 @@ export const addScores = (
   let doc = -1
   const firstBlock = a.termFirstBlock[termId]!
   if (from > 0 && firstBlock >= 0) {
-    // The block whose last document is the first >= from (a binary search of the skip data).
-    let lo = 0
-    let hi = Math.ceil(a.termDf[termId]! / blockSize) - 1
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (a.blockLastDoc[firstBlock + mid]! < from) lo = mid + 1
-      else hi = mid
-    }
-    if (lo > 0) {
-      offset = a.blockPostings[firstBlock + lo]!
-      doc = a.blockLastDoc[firstBlock + lo - 1]!
+    // Reading starts at the block holding the first posting >= from.
+    const blocks = Math.ceil(a.termDf[termId]! / blockSize)
+    const b = firstBlockReaching(a, firstBlock, blocks, from)
+    if (b === blocks) return -1
+    if (b > 0) {
+      offset = a.blockPostings[firstBlock + b]!
+      doc = a.blockLastDoc[firstBlock + b - 1]!
     }
   }
   let last = -1

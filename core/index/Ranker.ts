@@ -11,7 +11,7 @@
  * optional terms are probed the same way. Exclusions and site filters reject a candidate
  * before it is scored.
  */
-import { blockSize, endOfPostings, type InvertedIndex, PostingCursor } from "./InvertedIndex.ts"
+import { blockSize, endOfPostings, firstBlockReaching, type InvertedIndex, PostingCursor } from "./InvertedIndex.ts"
 import { type ChunkStrategy, type RankingChannel, rankingChunks } from "./RankingChannel.ts"
 import { prefersTermAtATime, rankTermAtATime, termAtATimePlan } from "./TermAtATime.ts"
 import { maxMaskedTerms } from "./TermPresence.ts"
@@ -165,15 +165,7 @@ const chunkBounds = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>
     let count = 0
     for (const cursor of cursors) {
       const first = a.termFirstBlock[cursor.termId]!
-      if (first < 0) continue
-      let lo = 0
-      let hi = Math.ceil(cursor.df / blockSize)
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if (a.blockLastDoc[first + mid]! < doc) lo = mid + 1
-        else hi = mid
-      }
-      count += Math.min(cursor.df, lo * blockSize)
+      if (first >= 0) count += Math.min(cursor.df, firstBlockReaching(a, first, Math.ceil(cursor.df / blockSize), doc) * blockSize)
     }
     return count
   }

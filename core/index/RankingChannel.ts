@@ -45,6 +45,7 @@ const FAILED = 8
 const PUBLISHED = 9
 const AREA_COUNT = 10 // two slots
 const AREA_CHUNKS = 12 // two slots: bit c set when the area's heap holds chunk c
+const SLEEPING = 14 // 1 while the helper sleeps in Atomics.wait
 const BOUNDS = 16
 const TERM_IDS = BOUNDS + rankingChunks + 1
 const AREA_DOCS = TERM_IDS + maxTerms // two areas of maxK
@@ -162,10 +163,11 @@ export class RankingChannel {
     this.floats[PRIMED] = query.primed
     Atomics.store(this.threshold, 0, this.bitsOf(query.primed))
     this.mine.fill(0)
-    // The store publishes everything written before it to the helper. No notify: waking a
-    // sleeping thread took up to milliseconds in the system call when the machine was busy,
-    // and the helper finds a posted query by polling (take).
+    // The store publishes everything written before it to the helper, which finds a posted
+    // query by polling (take); one asleep is woken, or it would come a millisecond late (at 1M
+    // passages the helper took queries 0.84 ms after they were posted on average without this).
     Atomics.store(ints, STATE, State.Posted)
+    if (Atomics.load(ints, SLEEPING) === 1) Atomics.notify(ints, STATE)
     return true
   }
 
@@ -279,9 +281,9 @@ export class RankingChannel {
 
   /**
    * Waits until a query is posted and takes it; undefined once the channel is stopped. Polls
-   * for `spinMs` after the last query (queries come in bursts), then sleeps in short timed
-   * waits that lengthen as the channel stays idle (1 ms, up to 50 ms after half a second): the
-   * answering thread never pays for waking this one, and ranks alone whatever it posts meanwhile.
+   * for `spinMs` after the last query (queries come in bursts), then sleeps in timed waits that
+   * lengthen as the channel stays idle (1 ms, up to 50 ms after half a second); a query posted
+   * while it sleeps wakes it, and the answering thread ranks alone the chunks it has not claimed.
    */
   take(spinMs = helperSpinMs): PostedQuery | undefined {
     const ints = this.ints
@@ -292,7 +294,12 @@ export class RankingChannel {
       if (state !== State.Posted) {
         if ((polls & 1023) !== 0) continue
         const idle = performance.now() - idleSince
-        if (idle >= spinMs) Atomics.wait(ints, STATE, state, Math.min(50, Math.max(1, idle / 10)))
+        if (idle < spinMs) continue
+        // Announced before sleeping: a query posted after this store is notified; one posted
+        // before it has changed STATE, and Atomics.wait returns at once.
+        Atomics.store(ints, SLEEPING, 1)
+        Atomics.wait(ints, STATE, state, Math.min(50, Math.max(1, idle / 10)))
+        Atomics.store(ints, SLEEPING, 0)
         continue
       }
       if (Atomics.compareExchange(ints, STATE, State.Posted, State.Working) !== State.Posted) continue

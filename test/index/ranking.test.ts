@@ -6,7 +6,7 @@ import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import type { EngineOptions } from "../../core/index/IndexBuilder.ts"
 import { rankWithDeadline } from "./rankingDeadline.ts"
-import { buildIndex, links, plainBm25, rankKey as key, seeded } from "./support.ts"
+import { buildIndex, links, pagesWithNearDuplicates, plainBm25, rankKey as key, seeded } from "./support.ts"
 
 const ranked = (index: SearchIndex, query: string, limit = 10) =>
   index.rank(query, limit, { collapse: false }).map((r) => [r.url.replace("https://t.example/", ""), Number(r.score.toFixed(6))])
@@ -289,16 +289,7 @@ describe("term-at-a-time ranking", () => {
   const common = Array.from({ length: 12 }, (_, i) => `w${i}`)
   const pick = () => common[Math.floor(random() * random() * common.length)]!
   const paragraph = () => Array.from({ length: 20 + Math.floor(random() * 60) }, pick).join(" ")
-  // Every tenth page repeats the one before at another URL: near-duplicates to collapse.
-  const docs: Array<IndexDocument> = []
-  for (let i = 0; i < 2000; i++) {
-    const url = `https://t.example/${String(i).padStart(5, "0")}`
-    const before = docs[i - 1]
-    docs.push(i % 10 === 9 && before !== undefined
-      ? { url, title: before.title, text: before.text }
-      : { url, title: Array.from({ length: 1 + Math.floor(random() * 3) }, pick).join(" "), text: paragraph() })
-  }
-  const index = buildIndex(docs, { proximity: 0 })
+  const index = buildIndex(pagesWithNearDuplicates(2000, random, pick, paragraph), { proximity: 0 })
   const query = () => Array.from({ length: 2 + Math.floor(random() * 4) }, pick).join(" ")
 
   it("has near-duplicates to collapse", () => {

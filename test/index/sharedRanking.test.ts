@@ -8,12 +8,11 @@ import { once } from "node:events"
 import { Worker } from "node:worker_threads"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startRankingHelper } from "../../adapters/node/rankingHelper.ts"
-import type { IndexDocument } from "../../core/index/Document.ts"
 import { rankingArraysOf } from "../../core/index/HelperThread.ts"
 import { RankingChannel, sharedRankingPostings } from "../../core/index/RankingChannel.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot } from "../../core/index/Snapshot.ts"
-import { buildIndex, seeded } from "./support.ts"
+import { buildIndex, pagesWithNearDuplicates, seeded } from "./support.ts"
 
 const random = seeded(29)
 const common = Array.from({ length: 16 }, (_, i) => `w${i}`)
@@ -24,15 +23,7 @@ const paragraph = () => Array.from({ length: 10 + Math.floor(random() * 30) }, p
 // have tens of thousands of postings: the channels share them from `minPostings` on, not from
 // the default (a million-passage index's costly queries).
 const minPostings = 16_000
-const docs: Array<IndexDocument> = []
-for (let i = 0; i < 12_000; i++) {
-  const url = `https://t.example/${String(i).padStart(5, "0")}`
-  const before = docs[i - 1]
-  docs.push(i % 10 === 9 && before !== undefined
-    ? { url, title: before.title, text: before.text }
-    : { url, title: Array.from({ length: 1 + Math.floor(random() * 3) }, pick).join(" "), text: paragraph() })
-}
-const bytes = encodeSnapshot(buildIndex(docs))
+const bytes = encodeSnapshot(buildIndex(pagesWithNearDuplicates(12_000, random, pick, paragraph)))
 /** The same snapshot decoded twice: from ordinary memory (one thread) and from shared memory (two). */
 const one = decodeSnapshot(bytes)
 const inShared = () => {

@@ -26,3 +26,19 @@ export const seeded = (seed: number) => () => {
   t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
+
+/**
+ * `count` pages at https://t.example/00000 on, each titled with 1-3 words of `pick` and holding a
+ * `paragraph()`; every tenth repeats the one before at another URL (near-duplicates to collapse).
+ */
+export const pagesWithNearDuplicates = (count: number, random: () => number, pick: () => string, paragraph: () => string): Array<IndexDocument> => {
+  const docs: Array<IndexDocument> = []
+  for (let i = 0; i < count; i++) {
+    const url = `https://t.example/${String(i).padStart(5, "0")}`
+    const before = docs[i - 1]
+    docs.push(i % 10 === 9 && before !== undefined
+      ? { url, title: before.title, text: before.text }
+      : { url, title: Array.from({ length: 1 + Math.floor(random() * 3) }, pick).join(" "), text: paragraph() })
+  }
+  return docs
+}

@@ -670,8 +670,8 @@ export const firstBlockReaching = (a: InvertedIndexArrays, first: number, blocks
  * the query weight times idf (PostingCursor.weight). With `mark`, for every document, setting
  * its bit in `marks` (bit doc & 31 of word doc >>> 5); without, only for documents whose bit is
  * set. Only documents in [from, to) count: reading starts at the skip block holding `from` and
-stops at `to` (a share of the documents, ranked beside another thread's). Returns the last
-document read (-1 when there is none).
+ * stops at `to` (a share of the documents, ranked beside another thread's). Returns the last
+ * document read (-1 when there is none).
  */
 export const addScores = (
   index: InvertedIndex,

@@ -95,14 +95,16 @@ export const rankTopK = (
     for (const phrase of query.phrases) for (const id of phrase.termIds) requiredIds.add(id)
     if (requiredIds.size === 0) {
       const primed = primedThreshold(index, query, cursors, limit, cluster)
-      const plan = filter === undefined && query.skipTo === undefined && strategy !== "maxScore" ? termAtATimePlan(cursors, primed) : undefined
+      // Without exclusions or site: filters, a query may be ranked term at a time, and shared.
+      const unfiltered = filter === undefined && query.skipTo === undefined
+      const plan = unfiltered && strategy !== "maxScore" ? termAtATimePlan(cursors, primed) : undefined
       const chunked: ChunkedRanking = {
         strategy: plan !== undefined && (strategy === "termAtATime" || prefersTermAtATime(cursors, plan)) ? "termAtATime" : "maxScore",
         plan,
         primed
       }
       const channel = shared?.channel
-      const bounds = channel !== undefined && channel.usable && filter === undefined && query.skipTo === undefined ? chunkBounds(index, cursors, channel.minPostings) : undefined
+      const bounds = unfiltered && channel !== undefined && channel.usable ? chunkBounds(index, cursors, channel.minPostings) : undefined
       if (bounds !== undefined && channel!.post({ images: shared!.images, k: limit, clustered: cluster !== undefined, strategy: chunked.strategy, primed, bounds }, query.terms)) {
         const started = performance.now()
         let ranked = 0

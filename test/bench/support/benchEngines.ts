@@ -11,7 +11,7 @@ import englishPreset from "flexsearch/lang/en"
 import { Effect } from "effect"
 import MiniSearch from "minisearch"
 import { stemmer } from "stemmer"
-import { defaultRankingThreads, openSnapshotFile } from "../../../adapters/node/snapshotFile.ts"
+import { defaultRankingThreads, openInPlace } from "../../../adapters/node/snapshotFile.ts"
 import { englishStopWords } from "../../../core/index/analysis/StopWords.ts"
 import type { IndexDocument } from "../../../core/index/Document.ts"
 import { defaultEngineOptions, type EngineOptions, IndexBuilder } from "../../../core/index/IndexBuilder.ts"
@@ -29,8 +29,12 @@ export interface BenchEngine {
   save(): Promise<Uint8Array>
   /** Loads saved bytes into a fresh index, ready to query. */
   load(bytes: Uint8Array): Promise<unknown>
-  /** Opens the saved file as the engine's server does, where that is not load(readFile(path)). */
-  readonly open?: (path: string) => Promise<unknown>
+  /**
+   * Opens the saved file as the engine's server does, where that is not load(readFile(path)), and
+   * answers the queries from it from then on (what a server searches). Resolves once it can answer;
+   * `settled` once its background work is over.
+   */
+  readonly open?: (path: string) => Promise<{ readonly settled: Promise<unknown> }>
 }
 
 const { title: titleBoost, url: urlBoost } = defaultEngineOptions.fieldWeights
@@ -55,8 +59,13 @@ const periscopeWith = (name: string, options?: EngineOptions, rankingThreads = d
     searchBare: (query) => index!.rank(query, 10).length,
     save: async () => encodeSnapshot(index!),
     load: async (bytes) => decodeSnapshot(bytes),
-    // `npm start` opens the file with the page text left on disk (adapters/node/snapshotFile.ts).
-    open: (path) => Effect.runPromise(openSnapshotFile(path, { rankingThreads }))
+    // `npm start` opens the file with the page text left on disk (adapters/node/snapshotFile.ts),
+    // reads the text into memory in the background, and ranks costly queries on `rankingThreads`.
+    async open(path) {
+      const opened = await Effect.runPromise(openInPlace(path, { rankingThreads }))
+      index = opened.index
+      return opened
+    }
   }
 }
 

@@ -56,10 +56,12 @@ const main = async () => {
   const bytes = await engine.save()
   const saveMs = performance.now() - saveStart
   writeFileSync(snapshotPath, bytes)
-  // Load from the file as a server would: opened in place (Periscope), else read the bytes and make a queryable index.
+  // Load from the file as a server would: opened in place (Periscope, whose queries are then answered
+  // from the opened index, as the server answers them), else read the bytes and make a queryable index.
   const loadStart = performance.now()
   let loaded: unknown = engine.open !== undefined ? await engine.open(snapshotPath) : await engine.load(readFileSync(snapshotPath))
   const loadMs = performance.now() - loadStart
+  if (engine.open !== undefined) await (loaded as { settled: Promise<unknown> }).settled
   loaded = undefined
   void loaded
 

@@ -5,7 +5,8 @@
  * stays runtime-neutral.
  *
  * A costly query's documents are cut into chunks of about equal postings. The answering thread
- * posts the query and both threads claim chunks from a shared counter until none is left, each
+ * posts the query (it never wakes the helper: see take) and both threads claim chunks from a
+ * shared counter until none is left, each
  * into its own top-k heap; the k-th score either reaches is shared, so both prune as if one
  * thread had seen both heaps. After each chunk the helper publishes its heap and which chunks it
  * holds; the answering thread merges the last one published. A helper slow to wake costs little
@@ -45,8 +46,7 @@ const FAILED = 8
 const PUBLISHED = 9
 const AREA_COUNT = 10 // two slots
 const AREA_CHUNKS = 12 // two slots: bit c set when the area's heap holds chunk c
-const SLEEPING = 14 // 1 while the helper sleeps in Atomics.wait
-const BOUNDS = 16
+const BOUNDS = 14
 const TERM_IDS = BOUNDS + rankingChunks + 1
 const AREA_DOCS = TERM_IDS + maxTerms // two areas of maxK
 const CONTROL_INTS = AREA_DOCS + 2 * maxK
@@ -61,16 +61,19 @@ const floatsAt = Math.ceil((CONTROL_INTS * 4) / 8) * 8
 const thresholdAt = floatsAt + FLOATS * 8
 const channelBytes = thresholdAt + 8
 
-/** How long the helper polls for the next query after one, before it sleeps (queries come in bursts; a thread woken from Atomics.wait ran again 20 µs later at the median, and milliseconds later when the machine was busy). */
-export const helperSpinMs = 2
+/** How long after a query the helper looks for the next one every few tens of microseconds (queries come in bursts), before it looks less and less often. */
+export const helperBurstMs = 20
+/** The helper's wait between looks within a burst: short enough that it joins a 56k-passage query in time, long enough to leave the core to others. */
+const helperLookMs = 0.05
 /**
- * Queries of fewer postings over their words are ranked on one thread. Measured with the scale
- * bench's queries: at 1M passages those of 128,000 postings or more (1.5 ms and up here) held 85%
- * of the ranking time and went 1.35-1.6x faster on two threads; below, at 56k and 100k passages,
- * sharing gained nothing against its costs (the chunks, the hand-over, a second thread busy) and
- * the single queries' 99th percentile grew.
+ * Queries of fewer postings over their words are ranked on one thread: below about 8,000 the
+ * hand-over and the chunks cost about what a second thread saves. Measured in passes alternating
+ * thresholds over one index (56k passages, the search bench's queries, the helper polling): from
+ * 8,000 on two threads gave 1.03-1.10x the queries/s of one and a p99 of 0.81 / 0.90 ms against
+ * 1.07 / 1.31 (AND / OR-like); from 128,000 (only a million-passage index's costly queries) the
+ * p99 stayed at 1.06 / 1.19 ms.
  */
-export const sharedRankingPostings = 128_000
+export const sharedRankingPostings = 8_000
 
 /** The least the answering thread waits for the helper's last chunk (then about two of its own chunks' time). */
 export const minHedgeMs = 0.05
@@ -164,10 +167,8 @@ export class RankingChannel {
     Atomics.store(this.threshold, 0, this.bitsOf(query.primed))
     this.mine.fill(0)
     // The store publishes everything written before it to the helper, which finds a posted
-    // query by polling (take); one asleep is woken, or it would come a millisecond late (at 1M
-    // passages the helper took queries 0.84 ms after they were posted on average without this).
+    // query by looking (take).
     Atomics.store(ints, STATE, State.Posted)
-    if (Atomics.load(ints, SLEEPING) === 1) Atomics.notify(ints, STATE)
     return true
   }
 
@@ -280,26 +281,25 @@ export class RankingChannel {
   // ---- the helper thread ------------------------------------------------------------------
 
   /**
-   * Waits until a query is posted and takes it; undefined once the channel is stopped. Polls
-   * for `spinMs` after the last query (queries come in bursts), then sleeps in timed waits that
-   * lengthen as the channel stays idle (1 ms, up to 50 ms after half a second); a query posted
-   * while it sleeps wakes it, and the answering thread ranks alone the chunks it has not claimed.
+   * Waits until a query is posted and takes it; undefined once the channel is stopped. For
+   * `burstMs` after the last query it looks every `helperLookMs` (a timed Atomics.wait), then
+   * less and less often (up to every 50 ms after half a second idle); the answering thread ranks
+   * alone the chunks it has not claimed meanwhile. Why timed waits, and no wake-up: measured
+   * at 56k passages, a helper polling without pause, or woken by Atomics.notify when a query
+   * came while it slept, left the answering thread stalled 2.4-4.7 ms a few times in 500
+   * queries (the woken helper ran on the answering thread's core; a busy helper left V8's
+   * compiler and collector threads only the answering thread's core to take); with these waits
+   * the stalls were gone and a million-passage index ranked as fast.
    */
-  take(spinMs = helperSpinMs): PostedQuery | undefined {
+  take(burstMs = helperBurstMs): PostedQuery | undefined {
     const ints = this.ints
     const idleSince = performance.now()
-    for (let polls = 0;; polls++) {
+    for (;;) {
       const state = Atomics.load(ints, STATE)
       if (state === State.Stopped) return undefined
       if (state !== State.Posted) {
-        if ((polls & 1023) !== 0) continue
         const idle = performance.now() - idleSince
-        if (idle < spinMs) continue
-        // Announced before sleeping: a query posted after this store is notified; one posted
-        // before it has changed STATE, and Atomics.wait returns at once.
-        Atomics.store(ints, SLEEPING, 1)
-        Atomics.wait(ints, STATE, state, Math.min(50, Math.max(1, idle / 10)))
-        Atomics.store(ints, SLEEPING, 0)
+        Atomics.wait(ints, STATE, state, idle < burstMs ? helperLookMs : Math.min(50, Math.max(1, idle / 10)))
         continue
       }
       if (Atomics.compareExchange(ints, STATE, State.Posted, State.Working) !== State.Posted) continue

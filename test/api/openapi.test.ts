@@ -12,13 +12,14 @@
 import { execFile, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { resolve } from "node:path"
-import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
+import { NodeFileSystem } from "@effect/platform-node"
 import { createConfig, lintFromString } from "@redocly/openapi-core"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { systemResolver } from "../../adapters/node/sources/crawl/AddressGuard.ts"
 import { NodePageFetcher } from "../../adapters/node/sources/crawl/NodePageFetcher.ts"
+import * as UndiciHttpClient from "../../adapters/node/undiciHttpClient.ts"
 import { SSE_DATA_EXTENSION, SSE_END_EXTENSION } from "../../core/api/OpenApiDocument.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
@@ -52,7 +53,7 @@ const PAGE = "<html><head><title>Loopback page</title></head><body><main><h1>Loo
 const startServer = async (siteHost: string) => {
   const platform = Layer.mergeAll(
     NodeFileSystem.layer,
-    NodeHttpClient.layerUndici,
+    UndiciHttpClient.layer,
     NodePageFetcher.layer({ allow: false, resolve: systemResolver })
   )
   const services = appLayer(settingsOf({ fetch: { allowHosts: [siteHost] } }), recordsFromPlainKeys([KEY], 1_000_000), {

@@ -14,8 +14,8 @@
  * Two cores shared: compare the columns, not the absolute numbers.
  */
 import { parseArgs } from "node:util"
-import { NodeHttpClient } from "@effect/platform-node"
 import { Clock, Effect, Layer } from "effect"
+import * as UndiciHttpClient from "../../adapters/node/undiciHttpClient.ts"
 import { EngineSearch } from "../../core/backends/EngineSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { federatedLayer, makeProvider, type ProviderSettings } from "../../core/backends/search/SearchProviders.ts"
@@ -57,7 +57,7 @@ for (const [kind, delay] of delays) {
   standIns.push(s)
 }
 const providers: Array<ProviderSettings> = standIns.map((s) => ({ name: s.kind, kind: s.kind, baseUrl: s.url, weight: 1, timeoutMs: 5000 }))
-const platform = NodeHttpClient.layerUndici
+const platform = UndiciHttpClient.layer
 
 const federation = (cache: Layer.Layer<ResultCache>) =>
   Layer.merge(federatedLayer(providers, { ...defaultFederationSettings, deadlineMs: 5000 }).pipe(Layer.provide(Layer.mergeAll(engine, cache, platform))), engine)

@@ -5,9 +5,9 @@
  * connection within one second, which the mock upstream sees on its socket;
  * through fetch and through Undici alike.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as UndiciHttpClient from "../../adapters/node/undiciHttpClient.ts"
 import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
 import type { ChatChunk } from "../../core/chat/ChatCompletion.ts"
 import { UpstreamClient } from "../../core/chat/Upstream.ts"
@@ -27,10 +27,10 @@ beforeAll(async () => {
 })
 afterAll(() => upstream.close())
 
-/** Both HTTP clients the adapters use: fetch (Deno, the library) and Undici (the Node server). */
+/** Both HTTP clients the adapters use: fetch (Deno, the library) and Undici's dispatch (the Node server's, undiciHttpClient.ts). */
 const clients = [
   { name: "fetch", layer: OpenAiUpstream.layerFetch },
-  { name: "Undici", layer: OpenAiUpstream.layer.pipe(Layer.provide(NodeHttpClient.layerUndici)) }
+  { name: "Undici", layer: OpenAiUpstream.layer.pipe(Layer.provide(UndiciHttpClient.layer)) }
 ]
 
 /** Waits for the mock to see request `index` close; returns how long after `since` it closed. */

@@ -5,10 +5,11 @@
  * PageFetcher can take an injected resolver, so names can resolve to any address without DNS.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import { NodeFileSystem, NodeHttpClient } from "@effect/platform-node"
+import { NodeFileSystem } from "@effect/platform-node"
 import { Layer } from "effect"
 import { type Resolver, systemResolver } from "../../adapters/node/sources/crawl/AddressGuard.ts"
 import { NodePageFetcher } from "../../adapters/node/sources/crawl/NodePageFetcher.ts"
+import * as UndiciHttpClient from "../../adapters/node/undiciHttpClient.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import type { SearchChoice } from "../../core/app/SearchBackend.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
@@ -92,7 +93,7 @@ export const startFetchServer = async (
 ): Promise<FetchServer> => {
   const platform = Layer.mergeAll(
     NodeFileSystem.layer,
-    NodeHttpClient.layerUndici,
+    UndiciHttpClient.layer,
     NodePageFetcher.layer({ allow: false, resolve: options.resolve ?? systemResolver })
   )
   const services = appLayer(settingsOf({ fetch }), recordsFromPlainKeys([FETCH_KEY], 1_000_000), {

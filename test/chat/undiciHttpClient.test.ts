@@ -1,0 +1,196 @@
+/**
+ * The Node platform's HttpClient (adapters/node/undiciHttpClient.ts) against a real node:http
+ * server on loopback: status, headers, cookies and bodies read whole and as streams; request
+ * bodies of every kind; a slow reader pausing the connection; interruption and an early-closed
+ * stream closing the connection; transport and body failures as HttpClientError's reasons.
+ */
+import { once } from "node:events"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Scope, Stream } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as UndiciHttpClient from "../../adapters/node/undiciHttpClient.ts"
+
+type Handler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void
+const handlers = new Map<string, Handler>()
+/** What the server saw of each path's last request: whether its connection closed before the answer finished. */
+const seen = new Map<string, { closedEarly: boolean; closed: Promise<void> }>()
+let server: Server
+let base: string
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const path = new URL(req.url!, "http://x").pathname
+    let closedEarly = false
+    const closed = new Promise<void>((done) =>
+      res.once("close", () => {
+        closedEarly = !res.writableFinished
+        done()
+      }))
+    seen.set(path, {
+      get closedEarly() {
+        return closedEarly
+      },
+      closed
+    })
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => handlers.get(path)!(req, res, Buffer.concat(chunks)))
+  })
+  server.listen(0, "127.0.0.1")
+  await once(server, "listening")
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  server.closeAllConnections()
+  server.close()
+})
+
+const scope = Effect.runSync(Scope.make())
+const client = await Effect.runPromise(Layer.buildWithScope(UndiciHttpClient.layer, scope).pipe(Effect.map((context) => Context.get(context, HttpClient.HttpClient))))
+afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+
+const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Effect.scoped(effect))
+const runExit = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromiseExit(Effect.scoped(effect))
+const reasonOf = (exit: Exit.Exit<unknown, unknown>) => {
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const error = Cause.findErrorOption(exit.cause)
+  if (error._tag === "None") throw new Error(`expected an error, got ${Cause.pretty(exit.cause)}`)
+  return (error.value as { reason: { _tag: string; cause?: { code?: string } } }).reason
+}
+
+describe("the Node platform's HttpClient (Undici dispatch)", () => {
+  it("reads the status, headers, cookies and a JSON body; a body read twice is the same", async () => {
+    handlers.set("/json", (_req, res) => {
+      res.writeHead(201, { "content-type": "application/json", "x-answer": "42", "set-cookie": ["a=1; Path=/", "b=2"] })
+      res.end(JSON.stringify({ hello: "wörld" }))
+    })
+    const result = await run(Effect.gen(function*() {
+      const response = yield* client.get(`${base}/json#fragment`)
+      return { status: response.status, header: response.headers["x-answer"], cookies: [...Object.keys(response.cookies.cookies)], url: response.url, json: yield* response.json, text: yield* response.text, again: yield* response.text }
+    }))
+    expect(result).toEqual({ status: 201, header: "42", cookies: ["a", "b"], url: `${base}/json`, json: { hello: "wörld" }, text: "{\"hello\":\"wörld\"}", again: "{\"hello\":\"wörld\"}" })
+  })
+
+  it("sends text, stream and form bodies with their headers", async () => {
+    handlers.set("/echo", (req, res, body) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ method: req.method, type: req.headers["content-type"], body: body.toString("utf8") }))
+    })
+    const echo = (request: HttpClientRequest.HttpClientRequest) => run(Effect.flatMap(client.execute(request), (r) => r.json)) as Promise<{ method: string; type: string; body: string }>
+    const text = await echo(HttpClientRequest.post(`${base}/echo`).pipe(HttpClientRequest.bodyText("{\"a\":1}", "application/json")))
+    expect(text).toEqual({ method: "POST", type: "application/json", body: "{\"a\":1}" })
+    const streamed = await echo(HttpClientRequest.put(`${base}/echo`).pipe(
+      HttpClientRequest.bodyStream(Stream.make("one ", "two ", "three").pipe(Stream.map((s) => new TextEncoder().encode(s))), { contentType: "text/plain" })
+    ))
+    expect(streamed).toEqual({ method: "PUT", type: "text/plain", body: "one two three" })
+    const form = new FormData()
+    form.append("field", "value")
+    const formed = await echo(HttpClientRequest.post(`${base}/echo`).pipe(HttpClientRequest.bodyFormData(form)))
+    expect(formed.type).toMatch(/^multipart\/form-data; boundary=/)
+    expect(formed.body).toContain("name=\"field\"")
+    expect(formed.body).toContain("value")
+  })
+
+  it("reads a large body whole and as a stream, byte for byte", async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024)
+    for (let i = 0; i < big.length; i++) big[i] = (i * 31 + (i >> 10)) & 0xff
+    handlers.set("/big", (_req, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream" })
+      for (let at = 0; at < big.length; at += 100_000) res.write(big.subarray(at, at + 100_000))
+      res.end()
+    })
+    const whole = await run(Effect.flatMap(client.get(`${base}/big`), (r) => r.arrayBuffer))
+    expect(Buffer.from(whole).equals(big)).toBe(true)
+    const parts = await run(Effect.flatMap(client.get(`${base}/big`), (r) => Stream.runCollect(r.stream)))
+    expect(Buffer.concat([...parts]).equals(big)).toBe(true)
+  })
+
+  it("pauses the connection while a streamed body waits unread, and resumes when it is read", async () => {
+    const piece = Buffer.alloc(64 * 1024, 7)
+    const total = 64 * 1024 * 1024
+    let written = 0
+    handlers.set("/flood", (_req, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream" })
+      const pump = () => {
+        while (written < total) {
+          written += piece.length
+          if (!res.write(piece)) return res.once("drain", pump)
+        }
+        res.end()
+      }
+      pump()
+    })
+    const result = await run(Effect.gen(function*() {
+      const response = yield* client.get(`${base}/flood`)
+      yield* Effect.sleep(300)
+      // Unpaused, loopback would have carried all 64 MiB into the client's buffer by now.
+      const writtenWhileUnread = written
+      let received = 0
+      yield* Stream.runForEachArray(response.stream, (chunks) =>
+        Effect.sync(() => {
+          for (const chunk of chunks) received += chunk.length
+        }))
+      return { writtenWhileUnread, received }
+    }))
+    expect(result.writtenWhileUnread).toBeLessThan(total / 2)
+    expect(result.received).toBe(total)
+  })
+
+  it("closes the connection when the request is interrupted before the headers", async () => {
+    handlers.set("/slow-head", (_req, res) => {
+      const timer = setTimeout(() => res.end("late"), 30_000)
+      res.once("close", () => clearTimeout(timer))
+    })
+    const fiber = Effect.runFork(Effect.scoped(client.get(`${base}/slow-head`)))
+    while (!seen.has("/slow-head")) await new Promise((r) => setTimeout(r, 5))
+    const interruptedAt = performance.now()
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    await seen.get("/slow-head")!.closed
+    expect(performance.now() - interruptedAt).toBeLessThan(1_000)
+    expect(seen.get("/slow-head")!.closedEarly).toBe(true)
+  })
+
+  it("closes the connection when a streamed body is closed before it ended", async () => {
+    handlers.set("/endless", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" })
+      const timer = setInterval(() => res.write("tick\n"), 10)
+      res.once("close", () => clearInterval(timer))
+    })
+    const first = await run(Effect.flatMap(client.get(`${base}/endless`), (r) => Stream.runCollect(Stream.take(r.stream, 2))))
+    expect(first.length).toBe(2)
+    const closedAt = performance.now()
+    await seen.get("/endless")!.closed
+    expect(performance.now() - closedAt).toBeLessThan(1_000)
+    expect(seen.get("/endless")!.closedEarly).toBe(true)
+  })
+
+  it("fails with a TransportError naming the cause when nothing listens", async () => {
+    const idle = createServer()
+    idle.listen(0, "127.0.0.1")
+    await once(idle, "listening")
+    const port = (idle.address() as AddressInfo).port
+    idle.close()
+    await once(idle, "close")
+    const reason = reasonOf(await runExit(client.get(`http://127.0.0.1:${port}/`)))
+    expect(reason._tag).toBe("TransportError")
+    expect(reason.cause?.code).toBe("ECONNREFUSED")
+  })
+
+  it("fails a body cut off mid-way with a DecodeError, read whole or as a stream", async () => {
+    handlers.set("/cut", (req, res) => {
+      res.writeHead(200, { "content-type": "text/plain", "content-length": "1000" })
+      res.write("only part of it")
+      setTimeout(() => req.socket.destroy(), 20)
+    })
+    expect(reasonOf(await runExit(Effect.flatMap(client.get(`${base}/cut`), (r) => r.text)))._tag).toBe("DecodeError")
+    expect(reasonOf(await runExit(Effect.flatMap(client.get(`${base}/cut`), (r) => Stream.runCollect(r.stream))))._tag).toBe("DecodeError")
+  })
+
+  it("does not hand over an upgraded connection: upgrade fails as it does over fetch", async () => {
+    handlers.set("/plain", (_req, res) => res.end("ok"))
+    const reason = reasonOf(await runExit(Effect.flatMap(client.get(`${base}/plain`), (r) => r.upgrade)))
+    expect(reason._tag).toBe("StatusCodeError")
+  })
+})

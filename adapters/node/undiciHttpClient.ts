@@ -44,6 +44,25 @@ class Exchange implements Dispatcher.DispatchHandler {
   /** A reader waiting for a chunk, the end or a failure. */
   wake: (() => void) | undefined
   private abortReason: Error | undefined
+  private signal: AbortSignal | undefined
+
+  /**
+   * Aborts on `signal` until the response ends. The listener is removed then: Effect's client
+   * keeps the signal's controller for a FinalizationRegistry until the response is collected,
+   * and a listener left on it would keep the body alive through the next young-generation
+   * collection (promoted to the old generation).
+   */
+  listenTo(signal: AbortSignal) {
+    this.signal = signal
+    signal.addEventListener("abort", this)
+  }
+  handleEvent() {
+    this.abort(this.signal!.reason)
+  }
+  private unlisten() {
+    this.signal?.removeEventListener("abort", this)
+    this.signal = undefined
+  }
 
   abort(reason: Error) {
     if (this.ended || this.failure !== undefined) return
@@ -68,21 +87,23 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseData(controller: Dispatcher.DispatchController, chunk: Uint8Array) {
     this.chunks.push(chunk)
     this.buffered += chunk.length
-    if (this.wake !== undefined) this.signal()
+    if (this.wake !== undefined) this.wakeReader()
     else if (!this.whole && this.buffered > HIGH_WATER_BYTES && !controller.paused) controller.pause()
   }
 
   onResponseEnd() {
     this.ended = true
-    this.signal()
+    this.unlisten()
+    this.wakeReader()
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error) {
     this.failure = error
+    this.unlisten()
     const onHead = this.onHead
     this.onHead = undefined
     if (onHead !== undefined) onHead(error)
-    else this.signal()
+    else this.wakeReader()
   }
 
   /** The chunks that arrived, handed to a reader; a paused connection resumes. */
@@ -94,7 +115,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     return taken
   }
 
-  private signal() {
+  private wakeReader() {
     const wake = this.wake
     this.wake = undefined
     wake?.()
@@ -166,6 +187,7 @@ class UndiciResponse implements HttpClientResponse.HttpClientResponse {
       if (exchange.failure !== undefined) return Effect.fail(this.decodeError(exchange.failure))
       if (!exchange.ended) return Effect.andThen(news(exchange), collect)
       const bytes = joined(exchange.chunks, exchange.buffered)
+      exchange.chunks = []
       this.body = Effect.succeed(bytes)
       return this.body
     })
@@ -265,9 +287,8 @@ export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
           Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) }))
         exchange.onHead = (error) =>
           resume(error === undefined ? Effect.succeed(new UndiciResponse(request, exchange, url.href.split("#")[0]!)) : transportError(error))
-        // Not removed when the body ends: the signal is this request's alone, and abort is a no-op then.
         if (signal.aborted) exchange.abort(signal.reason)
-        else signal.addEventListener("abort", () => exchange.abort(signal.reason), { once: true })
+        else exchange.listenTo(signal)
         try {
           dispatcher.dispatch({
             origin: url.origin,

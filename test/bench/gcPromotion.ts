@@ -6,7 +6,7 @@
  * a time against the mock upstream (64-word streamed answers, in its own process); V8's
  * scavenge lines between the worker's markers are summed.
  *
- *   node test/bench/gcPromotion.ts [--requests 3000] [--semi-space 2]
+ *   node test/bench/gcPromotion.ts [--requests 3000] [--semi-space 2] [--only <part of a path's name>]
  *
  * Paths without I/O show what the runtime alone promotes: promises and an Effect fiber through
  * ten async steps, and an Effect Stream of eight arrays passed on whole (map) or each as an
@@ -27,7 +27,8 @@ import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 const { values } = parseArgs({
   options: {
     requests: { type: "string", default: "3000" },
-    "semi-space": { type: "string", default: "2" }
+    "semi-space": { type: "string", default: "2" },
+    only: { type: "string" }
   }
 })
 const requests = wholeNumberOption("--requests", values.requests)
@@ -105,7 +106,7 @@ const measure = (path: string) =>
   })
 
 const rows: Array<Array<string>> = []
-for (const path of gcPromotionPaths) {
+for (const path of gcPromotionPaths.filter((p) => values.only === undefined || p.includes(values.only))) {
   const f = await measure(path)
   rows.push([
     path,

@@ -14,6 +14,8 @@ export const gcPromotionPaths = [
   "Effect HttpClient (Undici), text",
   "Effect HttpClient (Undici), stream",
   "Effect HttpClient (node:http), stream",
+  "Periscope's HttpClient (Undici dispatch), text",
+  "Periscope's HttpClient (Undici dispatch), stream",
   "chat gateway alone, streamed",
   "express lane, streamed"
 ] as const

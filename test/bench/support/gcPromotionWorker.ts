@@ -10,6 +10,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Fiber, Layer, Scope, Stream } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { Client as UndiciClient, request as undiciRequest } from "undici"
+import * as UndiciHttpClient from "../../../adapters/node/undiciHttpClient.ts"
 import { benchChatBody, makeBenchChatStack } from "./benchChatStack.ts"
 import { type GcPromotionPath, isGcPromotionPath } from "./gcPromotionPaths.ts"
 
@@ -99,6 +100,14 @@ const paths: Record<GcPromotionPath, () => Promise<() => Promise<unknown>>> = {
   },
   "Effect HttpClient (node:http), stream": async () => {
     const post = await effectClient(NodeHttpClient.layerNodeHttp)
+    return () => Effect.runPromise(Effect.flatMap(post(), (response) => Stream.runDrain(response.stream)))
+  },
+  "Periscope's HttpClient (Undici dispatch), text": async () => {
+    const post = await effectClient(UndiciHttpClient.layer)
+    return () => Effect.runPromise(Effect.flatMap(post(), (response) => response.text))
+  },
+  "Periscope's HttpClient (Undici dispatch), stream": async () => {
+    const post = await effectClient(UndiciHttpClient.layer)
     return () => Effect.runPromise(Effect.flatMap(post(), (response) => Stream.runDrain(response.stream)))
   },
   "chat gateway alone, streamed": async () => {

@@ -48,9 +48,8 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   /**
    * Aborts on `signal` until the response ends. The listener is removed then: Effect's client
-   * keeps the signal's controller for a FinalizationRegistry until the response is collected,
-   * and a listener left on it would keep the body alive through the next young-generation
-   * collection (promoted to the old generation).
+   * holds the signal's controller (for a FinalizationRegistry) until the response is collected,
+   * and the body need not live that long.
    */
   listenTo(signal: AbortSignal) {
     this.signal = signal

@@ -66,14 +66,15 @@ export const helperBurstMs = 20
 /** The helper's wait between looks within a burst: short enough that it joins a 56k-passage query in time, long enough to leave the core to others. */
 const helperLookMs = 0.05
 /**
- * Queries of fewer postings over their words are ranked on one thread: below about 8,000 the
- * hand-over and the chunks cost about what a second thread saves. Measured in passes alternating
- * thresholds over one index (56k passages, the search bench's queries, the helper polling): from
- * 8,000 on two threads gave 1.03-1.10x the queries/s of one and a p99 of 0.81 / 0.90 ms against
- * 1.07 / 1.31 (AND / OR-like); from 128,000 (only a million-passage index's costly queries) the
- * p99 stayed at 1.06 / 1.19 ms.
+ * Queries of fewer postings over their words are ranked on one thread: below this the hand-over
+ * and the chunks cost about what the second thread saves. Passes alternating thresholds over one
+ * index (the search bench's queries, the helper looking every 50 µs): at 56k passages from 16,000
+ * postings 1.00-1.04x / 1.04x the queries/s of one thread (AND / OR-like), p99 0.85-1.08 /
+ * 0.95-1.08 ms against 1.08-1.14 / 1.22; from 8,000 0.96-1.03x; at 100k from 16,000 1.13x /
+ * 1.10x, from 8,000 1.04x / 1.09x, from 128,000 (only a million-passage index's costly queries)
+ * 1.02x / 1.00x.
  */
-export const sharedRankingPostings = 8_000
+export const sharedRankingPostings = 16_000
 
 /** The least the answering thread waits for the helper's last chunk (then about two of its own chunks' time). */
 export const minHedgeMs = 0.05

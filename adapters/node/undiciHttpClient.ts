@@ -22,6 +22,7 @@ import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Cookies, Headers, HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse, HttpIncomingMessage, UrlParams } from "effect/http"
 import { NodeInspectSymbol } from "effect/Inspectable"
 import { Agent, type Dispatcher, FormData as UndiciFormData } from "undici"
+import { joinChunks } from "../../core/ingest/crawl/ByteChunks.ts"
 
 /** Unread bytes above which a streamed body's connection is paused until the reader catches up. */
 const HIGH_WATER_BYTES = 64 * 1024
@@ -130,17 +131,6 @@ const news = (exchange: Exchange): Effect.Effect<void> =>
     })
   })
 
-const joined = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
-  if (chunks.length === 1) return chunks[0]!
-  const out = new Uint8Array(size)
-  let at = 0
-  for (const chunk of chunks) {
-    out.set(chunk, at)
-    at += chunk.length
-  }
-  return out
-}
-
 class UndiciResponse implements HttpClientResponse.HttpClientResponse {
   readonly [HttpClientResponse.TypeId] = HttpClientResponse.TypeId
   readonly [HttpIncomingMessage.TypeId] = HttpIncomingMessage.TypeId
@@ -185,7 +175,7 @@ class UndiciResponse implements HttpClientResponse.HttpClientResponse {
     const collect: Effect.Effect<Uint8Array, HttpClientError.HttpClientError> = Effect.suspend(() => {
       if (exchange.failure !== undefined) return Effect.fail(this.decodeError(exchange.failure))
       if (!exchange.ended) return Effect.andThen(news(exchange), collect)
-      const bytes = joined(exchange.chunks, exchange.buffered)
+      const bytes = joinChunks(exchange.chunks, exchange.buffered)
       exchange.chunks = []
       this.body = Effect.succeed(bytes)
       return this.body

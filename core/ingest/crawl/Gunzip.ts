@@ -3,6 +3,7 @@
  * stopping once the output passes a limit, so a small bomb cannot fill memory.
  */
 import { Effect } from "effect"
+import { joinChunks } from "./ByteChunks.ts"
 
 export const isGzip = (bytes: Uint8Array): boolean => bytes[0] === 0x1f && bytes[1] === 0x8b
 
@@ -25,13 +26,7 @@ export const gunzipLimited = (bytes: Uint8Array, maxBytes: number): Effect.Effec
         }
         chunks.push(value)
       }
-      const out = new Uint8Array(size)
-      let at = 0
-      for (const chunk of chunks) {
-        out.set(chunk, at)
-        at += chunk.byteLength
-      }
-      return out
+      return joinChunks(chunks, size)
     },
     catch: (error) => `bad gzip (${error instanceof Error ? error.message : String(error)})`
   })

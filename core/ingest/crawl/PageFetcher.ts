@@ -7,6 +7,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { formatBytes } from "../DocumentSource.ts"
 import { allowedByList, canonicalAddress, isPrivateName, nonPublicKind } from "./AddressPolicy.ts"
+import { joinChunks } from "./ByteChunks.ts"
 
 /** Decides from status and Content-Type whether the body is wanted; a string says why not. */
 export type BodyGate = (status: number, contentType: string) => true | string
@@ -136,12 +137,7 @@ const fetchPage = (request: PageRequest, allow: boolean | ReadonlyArray<string>)
           }
           chunks.push(part.value)
         }
-        const body = new Uint8Array(size)
-        let at = 0
-        for (const chunk of chunks) {
-          body.set(chunk, at)
-          at += chunk.byteLength
-        }
+        const body = joinChunks(chunks, size)
         const lastModified = response.headers.get("last-modified")
         return { _tag: "Body", url: target, status: response.status, contentType, body, ...(lastModified === null ? {} : { lastModified }) }
       } catch (error) {

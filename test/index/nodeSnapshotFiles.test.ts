@@ -8,11 +8,9 @@ import { loadSnapshotFile, openInPlace, openSnapshotFile, readSnapshotFile, Snap
 import { nodeEngineHooks } from "../../adapters/node/platform.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
 import { rankingArraysOf } from "../../core/index/HelperThread.ts"
-import type { RankingChannel } from "../../core/index/RankingChannel.ts"
-import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { encodeSnapshot, SnapshotError, TextInSource } from "../../core/index/Snapshot.ts"
 import { sampleDocuments } from "./corpus.ts"
-import { buildIndex } from "./support.ts"
+import { buildIndex, rankingChannelOf } from "./support.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "periscope-snapshot-files-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -87,17 +85,16 @@ describe("snapshot files (Node)", () => {
     await Effect.runPromise(writeSnapshotFile(path, bytes))
     const hooks = (rankingThreads: number) => nodeEngineHooks(settingsOf({ search: { rankingThreads } }))
     const two = (await Effect.runPromise(hooks(2).openFile!(path))).index
-    const channelOf = (index: SearchIndex) => (index as unknown as { shared?: { web: { channel: RankingChannel } } }).shared?.web.channel
     try {
       const one = (await Effect.runPromise(hooks(1).openFile!(path))).index
       expect(rankingArraysOf(two)).toBeDefined()
-      expect(channelOf(two)?.usable).toBe(true)
+      expect(rankingChannelOf(two)?.usable).toBe(true)
       expect(rankingArraysOf(one)).toBeUndefined()
-      expect(channelOf(one)).toBeUndefined()
+      expect(rankingChannelOf(one)).toBeUndefined()
       for (const query of ["event loop", "asyncio", "templates generics"]) expect(two.search(query, 10)).toEqual(one.search(query, 10))
     } finally {
       // Its helper thread ends, whatever the assertions said.
-      channelOf(two)?.stop()
+      rankingChannelOf(two)?.stop()
     }
   })
 

@@ -12,7 +12,7 @@ import { rankingArraysOf } from "../../core/index/HelperThread.ts"
 import { RankingChannel, sharedRankingPostings } from "../../core/index/RankingChannel.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot } from "../../core/index/Snapshot.ts"
-import { buildIndex, pagesWithNearDuplicates, seeded } from "./support.ts"
+import { buildIndex, pagesWithNearDuplicates, rankingChannelOf, seeded } from "./support.ts"
 
 const random = seeded(29)
 const common = Array.from({ length: 16 }, (_, i) => `w${i}`)
@@ -38,7 +38,7 @@ const postingsOf = (index: SearchIndex, words: string) =>
 describe("ranking shared with a helper thread", () => {
   const two = inShared()
   const helper = startRankingHelper(two, { minPostings })!
-  const channel = () => (two as unknown as { shared: { web: { channel: RankingChannel } } }).shared.web.channel
+  const channel = () => rankingChannelOf(two)!
 
   beforeAll(async () => {
     await once(helper.worker, "online")
@@ -65,18 +65,12 @@ describe("ranking shared with a helper thread", () => {
     }
     expect(cheap.length).toBeGreaterThanOrEqual(2)
     expect(postingsOf(one, "w0 w1")).toBeGreaterThanOrEqual(sharedRankingPostings)
-    const index = inShared()
-    const helper = startRankingHelper(index)!
-    try {
-      await once(helper.worker, "online")
-      const channel = (index as unknown as { shared: { web: { channel: RankingChannel } } }).shared.web.channel
+    await withHelper({}, (index, channel) => {
       for (let q = 0; q < 100; q++) expect(index.rank(cheap.join(" "), 15)).toEqual(one.rank(cheap.join(" "), 15))
       expect(channel.helped + channel.hedged).toBe(0)
       for (let q = 0; q < 400 && (channel.helped + channel.hedged === 0 || q < 20); q++) expect(index.rank("w0 w1", 15)).toEqual(one.rank("w0 w1", 15))
       expect(channel.helped + channel.hedged).toBeGreaterThan(0)
-    } finally {
-      helper.stop()
-    }
+    })
   })
 
   for (const strategy of ["auto", "maxScore", "termAtATime"] as const) {
@@ -106,19 +100,13 @@ describe("ranking shared with a helper thread", () => {
   })
 
   it("takes part in a burst of costly queries with its default wait between looks", async () => {
-    const index = inShared()
-    const helper = startRankingHelper(index, { minPostings })!
-    try {
-      await once(helper.worker, "online")
-      const channel = (index as unknown as { shared: { web: { channel: RankingChannel } } }).shared.web.channel
+    await withHelper({ minPostings }, (index, channel) => {
       for (let q = 0; q < 400 && (channel.helped === 0 || q < 20); q++) {
         const words = query()
         expect(index.rank(words, 100), words).toEqual(one.rank(words, 100))
       }
       expect(channel.helped).toBeGreaterThan(0)
-    } finally {
-      helper.stop()
-    }
+    })
   })
 
   it("answers cheap queries and queries with phrases, exclusions and site: filters on one thread, the same", () => {
@@ -127,6 +115,18 @@ describe("ranking shared with a helper thread", () => {
     }
   })
 })
+
+/** A shared index with a helper thread of its own (the adapter's), stopped after `check` whatever it said. */
+const withHelper = async (options: { readonly minPostings?: number }, check: (index: SearchIndex, channel: RankingChannel) => void) => {
+  const index = inShared()
+  const helper = startRankingHelper(index, options)!
+  try {
+    await once(helper.worker, "online")
+    check(index, rankingChannelOf(index)!)
+  } finally {
+    helper.stop()
+  }
+}
 
 /** A shared index with a faulty helper thread (faultyRankingHelper.ts) on a channel of its own. */
 const withFaultyHelper = async (mode: "fail" | "stall" | "slow", check: (index: SearchIndex, channel: RankingChannel) => void) => {

@@ -21,11 +21,23 @@ const requests = Number(requestsText)
 const chatUrl = `${upstreamUrl}/chat/completions`
 const upstreamBody = JSON.stringify({ ...benchChatBody(true), model: "mock-model" })
 
-/** Effect's HttpClient over one of the Node adapter's two transports, built once. */
+/** Effect's HttpClient over the transport of `layer`, built once. */
 const effectClient = async (layer: Layer.Layer<HttpClient.HttpClient>) => {
   const context = await Effect.runPromise(Layer.build(layer).pipe(Scope.provide(Scope.makeUnsafe())))
   const client = Context.get(context, HttpClient.HttpClient)
   return () => client.execute(HttpClientRequest.post(chatUrl).pipe(HttpClientRequest.bodyText(upstreamBody, "application/json")))
+}
+
+/** Requests through the client of `layer`, each body read whole as text. */
+const readWhole = async (layer: Layer.Layer<HttpClient.HttpClient>) => {
+  const post = await effectClient(layer)
+  return () => Effect.runPromise(Effect.flatMap(post(), (response) => response.text))
+}
+
+/** Requests through the client of `layer`, each body read as a stream to its end. */
+const readStreamed = async (layer: Layer.Layer<HttpClient.HttpClient>) => {
+  const post = await effectClient(layer)
+  return () => Effect.runPromise(Effect.flatMap(post(), (response) => Stream.runDrain(response.stream)))
 }
 
 /** The controls: 64 small objects made at each of ten async steps, with no I/O. */
@@ -90,26 +102,11 @@ const paths: Record<GcPromotionPath, () => Promise<() => Promise<unknown>>> = {
         request.end(upstreamBody)
       })
   },
-  "Effect HttpClient (Undici), text": async () => {
-    const post = await effectClient(NodeHttpClient.layerUndici)
-    return () => Effect.runPromise(Effect.flatMap(post(), (response) => response.text))
-  },
-  "Effect HttpClient (Undici), stream": async () => {
-    const post = await effectClient(NodeHttpClient.layerUndici)
-    return () => Effect.runPromise(Effect.flatMap(post(), (response) => Stream.runDrain(response.stream)))
-  },
-  "Effect HttpClient (node:http), stream": async () => {
-    const post = await effectClient(NodeHttpClient.layerNodeHttp)
-    return () => Effect.runPromise(Effect.flatMap(post(), (response) => Stream.runDrain(response.stream)))
-  },
-  "Periscope's HttpClient (Undici dispatch), text": async () => {
-    const post = await effectClient(UndiciHttpClient.layer)
-    return () => Effect.runPromise(Effect.flatMap(post(), (response) => response.text))
-  },
-  "Periscope's HttpClient (Undici dispatch), stream": async () => {
-    const post = await effectClient(UndiciHttpClient.layer)
-    return () => Effect.runPromise(Effect.flatMap(post(), (response) => Stream.runDrain(response.stream)))
-  },
+  "Effect HttpClient (Undici), text": () => readWhole(NodeHttpClient.layerUndici),
+  "Effect HttpClient (Undici), stream": () => readStreamed(NodeHttpClient.layerUndici),
+  "Effect HttpClient (node:http), stream": () => readStreamed(NodeHttpClient.layerNodeHttp),
+  "Periscope's HttpClient (Undici dispatch), text": () => readWhole(UndiciHttpClient.layer),
+  "Periscope's HttpClient (Undici dispatch), stream": () => readStreamed(UndiciHttpClient.layer),
   "chat gateway alone, streamed": async () => {
     const stack = await makeBenchChatStack(upstreamUrl)
     const request = stack.gatewayRequest(benchChatBody(true))

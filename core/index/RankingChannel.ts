@@ -62,7 +62,7 @@ const thresholdAt = floatsAt + FLOATS * 8
 const channelBytes = thresholdAt + 8
 
 /** How long after a query the helper looks for the next one every few tens of microseconds (queries come in bursts), before it looks less and less often. */
-export const helperBurstMs = 20
+const helperBurstMs = 20
 /** The helper's wait between looks within a burst: short enough that it joins a 56k-passage query in time, long enough to leave the core to others. */
 const helperLookMs = 0.05
 /**
@@ -283,7 +283,7 @@ export class RankingChannel {
 
   /**
    * Waits until a query is posted and takes it; undefined once the channel is stopped. For
-   * `burstMs` after the last query it looks every `helperLookMs` (a timed Atomics.wait), then
+   * `helperBurstMs` after the last query it looks every `helperLookMs` (a timed Atomics.wait), then
    * less and less often (up to every 50 ms after half a second idle); the answering thread ranks
    * alone the chunks it has not claimed meanwhile. Why timed waits, and no wake-up: measured
    * at 56k passages, a helper polling without pause, or woken by Atomics.notify when a query
@@ -292,7 +292,7 @@ export class RankingChannel {
    * compiler and collector threads only the answering thread's core to take); with these waits
    * the stalls were gone and a million-passage index ranked as fast.
    */
-  take(burstMs = helperBurstMs): PostedQuery | undefined {
+  take(): PostedQuery | undefined {
     const ints = this.ints
     const idleSince = performance.now()
     for (;;) {
@@ -300,7 +300,7 @@ export class RankingChannel {
       if (state === State.Stopped) return undefined
       if (state !== State.Posted) {
         const idle = performance.now() - idleSince
-        Atomics.wait(ints, STATE, state, idle < burstMs ? helperLookMs : Math.min(50, Math.max(1, idle / 10)))
+        Atomics.wait(ints, STATE, state, idle < helperBurstMs ? helperLookMs : Math.min(50, Math.max(1, idle / 10)))
         continue
       }
       if (Atomics.compareExchange(ints, STATE, State.Posted, State.Working) !== State.Posted) continue

@@ -33,6 +33,8 @@ const { values } = parseArgs({
 })
 const requests = wholeNumberOption("--requests", values.requests)
 const semiSpace = wholeNumberOption("--semi-space", values["semi-space"])
+const chosen = gcPromotionPaths.filter((p) => values.only === undefined || p.includes(values.only))
+if (chosen.length === 0) throw new Error(`--only ${JSON.stringify(values.only)} is part of no path's name; the paths: ${gcPromotionPaths.join("; ")}`)
 
 const upstream = await startUpstreamProcess(64)
 const root = resolve(import.meta.dirname, "../..")
@@ -106,7 +108,7 @@ const measure = (path: string) =>
   })
 
 const rows: Array<Array<string>> = []
-for (const path of gcPromotionPaths.filter((p) => values.only === undefined || p.includes(values.only))) {
+for (const path of chosen) {
   const f = await measure(path)
   rows.push([
     path,

@@ -104,18 +104,33 @@ const clients: ReadonlyArray<readonly [string, () => Promise<string>]> = [
   ["Periscope's: Effect HttpClient over Undici dispatch", await effectClient(UndiciHttpClient.layer)]
 ]
 
+/** A run in which no request was answered for this long fails instead of hanging (one answer takes about a millisecond). */
+const STALL_MS = 30_000
+
 /** `count` requests, `connections` at a time: CPU µs of this process per request, and requests/s. */
 const measure = async (send: () => Promise<string>, count: number) => {
   let next = 0
+  let lastAnswer = performance.now()
   const worker = async () => {
     while (next++ < count) {
       const text = await send()
+      lastAnswer = performance.now()
       if (!text.includes("word0")) throw new Error(`unexpected answer: ${text.slice(0, 120)}`)
     }
   }
+  let watchdog: ReturnType<typeof setInterval> | undefined
+  const stalled = new Promise<never>((_, fail) => {
+    watchdog = setInterval(() => {
+      if (performance.now() - lastAnswer > STALL_MS) fail(new Error(`no answer for ${STALL_MS} ms`))
+    }, 1_000)
+  })
   const cpuBefore = process.cpuUsage()
   const start = performance.now()
-  await Promise.all(Array.from({ length: connections }, worker))
+  try {
+    await Promise.race([Promise.all(Array.from({ length: connections }, worker)), stalled])
+  } finally {
+    clearInterval(watchdog)
+  }
   const cpu = process.cpuUsage(cpuBefore)
   return { cpuUs: (cpu.user + cpu.system) / count, perSecond: (count * 1000) / (performance.now() - start) }
 }

@@ -51,6 +51,26 @@ const scope = Effect.runSync(Scope.make())
 const client = await Effect.runPromise(Layer.buildWithScope(UndiciHttpClient.layer, scope).pipe(Effect.map((context) => Context.get(context, HttpClient.HttpClient))))
 afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
+/** `promise`, or a failure naming `what` after `ms`: a probe of the server never waits unbounded. */
+const within = <A>(promise: Promise<A>, ms: number, what: string): Promise<A> =>
+  new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${what}: nothing after ${ms} ms`)), ms)
+    promise.then((value) => {
+      clearTimeout(timer)
+      done(value)
+    }, (error) => {
+      clearTimeout(timer)
+      fail(error)
+    })
+  })
+
+/** The server's record of the last request to `path`, once it has arrived. */
+const arrived = (path: string) =>
+  within((async () => {
+    while (!seen.has(path)) await new Promise((r) => setTimeout(r, 5))
+    return seen.get(path)!
+  })(), 2_000, `a request to ${path}`)
+
 const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Effect.scoped(effect))
 const runExit = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromiseExit(Effect.scoped(effect))
 const reasonOf = (exit: Exit.Exit<unknown, unknown>) => {
@@ -144,12 +164,12 @@ describe("the Node platform's HttpClient (Undici dispatch)", () => {
       res.once("close", () => clearTimeout(timer))
     })
     const fiber = Effect.runFork(Effect.scoped(client.get(`${base}/slow-head`)))
-    while (!seen.has("/slow-head")) await new Promise((r) => setTimeout(r, 5))
+    const request = await arrived("/slow-head")
     const interruptedAt = performance.now()
     await Effect.runPromise(Fiber.interrupt(fiber))
-    await seen.get("/slow-head")!.closed
+    await within(request.closed, 2_000, "the interrupted request's close")
     expect(performance.now() - interruptedAt).toBeLessThan(1_000)
-    expect(seen.get("/slow-head")!.closedEarly).toBe(true)
+    expect(request.closedEarly).toBe(true)
   })
 
   it("closes the connection when a streamed body is closed before it ended", async () => {
@@ -161,9 +181,10 @@ describe("the Node platform's HttpClient (Undici dispatch)", () => {
     const first = await run(Effect.flatMap(client.get(`${base}/endless`), (r) => Stream.runCollect(Stream.take(r.stream, 2))))
     expect(first.length).toBe(2)
     const closedAt = performance.now()
-    await seen.get("/endless")!.closed
+    const request = await arrived("/endless")
+    await within(request.closed, 2_000, "the closed stream's request")
     expect(performance.now() - closedAt).toBeLessThan(1_000)
-    expect(seen.get("/endless")!.closedEarly).toBe(true)
+    expect(request.closedEarly).toBe(true)
   })
 
   it("fails with a TransportError naming the cause when nothing listens", async () => {

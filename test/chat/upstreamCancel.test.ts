@@ -3,8 +3,11 @@
  * disconnected), a consumer that stops reading, or interrupting a whole
  * completion while the upstream is still thinking closes the upstream HTTP
  * connection within one second, which the mock upstream sees on its socket;
- * through fetch and through Undici alike.
+ * through fetch and through Undici alike. And a stream that ends as it should
+ * (with [DONE]) leaves its connection open for the next request.
  */
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as UndiciHttpClient from "../../adapters/node/undiciHttpClient.ts"
@@ -21,6 +24,7 @@ beforeAll(async () => {
       endless: { content: "tick ".repeat(5_000), chunkDelayMs: 20 },
       thinking: { headersDelayMs: 30_000 },
       "slow-first": { firstChunkDelayMs: 30_000 },
+      paced: { content: "one two three four", chunkDelayMs: 5 },
       backoff: { status: 503, retryAfter: "30" }
     }
   })
@@ -124,5 +128,45 @@ describe.each(clients)("cancellation closes the upstream connection ($name)", ({
     await Effect.runPromise(Fiber.interrupt(fiber))
     await new Promise((r) => setTimeout(r, 200))
     expect(upstream.chatRequests() - before).toBe(1)
+  })
+
+  // An upstream request aborted after [DONE] but before its body's end closed the connection,
+  // and every stream after it paid a new one (a TLS handshake, over the internet).
+  for (const model of ["mock-model", "paced"]) {
+    it(`streams that end with [DONE] leave their connections open for the next ones (${model === "paced" ? "events paced" : "the answer in one write"})`, async () => {
+      const index = nextIndex()
+      const drained = Effect.flatMap(Effect.service(UpstreamClient), (client) =>
+        Stream.runCollect(client.stream(mockTarget(upstream, { model }), chatRequest({ stream: true }))))
+      // One client (one provide) for the six streams, one after another, as the server has.
+      const answers = await Effect.runPromise(provide(Effect.all(Array.from({ length: 6 }, () => drained))))
+      const expected = model === "paced" ? "one two three four" : "Hello from the mock upstream."
+      for (const chunks of answers) expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe(expected)
+      const requests = upstream.requests.slice(index, index + 6)
+      expect(requests.map((r) => r.completed)).toEqual(Array(6).fill(true))
+      // A connection comes back to the pool a moment after its stream ends: the next may open a second one.
+      const used = new Set(requests.map((r) => r.connection))
+      expect(used.size).toBeLessThanOrEqual(2)
+      for (const connection of used) expect(upstream.connections[connection]!.closedAt).toBeUndefined()
+    })
+  }
+
+  it("a stream whose body stays open after [DONE] still ends at once", async () => {
+    // A server that sends [DONE] and never ends its body: the stream must not wait on it.
+    const lingering: Server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      res.write(`data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta: { content: "hi" }, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`)
+    })
+    await new Promise<void>((resolve) => lingering.listen(0, "127.0.0.1", resolve))
+    try {
+      const target = mockTarget({ url: `http://127.0.0.1:${(lingering.address() as AddressInfo).port}/v1` })
+      const started = performance.now()
+      const chunks = await Effect.runPromise(provide(Effect.flatMap(Effect.service(UpstreamClient), (client) =>
+        Stream.runCollect(client.stream(target, chatRequest({ stream: true }))))))
+      expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("hi")
+      expect(performance.now() - started).toBeLessThan(1_000)
+    } finally {
+      lingering.closeAllConnections()
+      lingering.close()
+    }
   })
 })

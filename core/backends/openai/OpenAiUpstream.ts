@@ -28,6 +28,12 @@ import { StreamNormalizer } from "./StreamNormalizer.ts"
 
 /** How long an error body may take to read before the status alone is reported. */
 const ERROR_BODY_MS = 5_000
+/**
+ * How long the end of a stream's body may take after [DONE]. Read to its end, the connection goes
+ * back to the client's pool; a request aborted before that closes it, and the next stream to
+ * the upstream paid a new connection (a TCP connect, or a TLS handshake over the internet).
+ */
+const BODY_END_MS = 50
 
 type Chunks = NonEmptyReadonlyArray<ChatChunk>
 
@@ -269,6 +275,10 @@ export const make = Effect.gen(function*() {
     readonly expire: Effect.Effect<void>
   }
 
+  /** Reads what is left of a body (after [DONE]: its end, as a rule), for at most BODY_END_MS; whatever happens, succeeds. */
+  const bodyEnd = (bytes: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError>): Effect.Effect<void> =>
+    Effect.forever(bytes).pipe(Pull.catchDone(() => Effect.void), Effect.timeoutOption(BODY_END_MS), Effect.ignore)
+
   /**
    * Body bytes to chunks. Chunks already parsed go out before a failure
    * that follows them; after [DONE] nothing more is read.
@@ -290,9 +300,10 @@ export const make = Effect.gen(function*() {
         return Effect.succeed(out)
       }
       if (normalizer.issue !== undefined) return Effect.fail(fromIssue(target, normalizer.issue, !normalizer.started))
-      if (ended || normalizer.done) {
+      if (ended) return Cause.done()
+      if (normalizer.done) {
         ended = true
-        return Cause.done()
+        return Effect.andThen(bodyEnd(bytes), Cause.done())
       }
       // Aborting the request does not wake a pending body read on every client (Undici's stays
       // pending), so each read also ends when the deadline passes.

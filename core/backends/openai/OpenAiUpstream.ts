@@ -281,7 +281,7 @@ export const make = Effect.gen(function*() {
 
   /**
    * Body bytes to chunks. Chunks already parsed go out before a failure
-   * that follows them; after [DONE] nothing more is read.
+   * that follows them; after [DONE] no event is read, only the body's end (bodyEnd).
    */
   const chunkPull = (
     target: UpstreamTarget,

@@ -143,9 +143,10 @@ describe.each(clients)("cancellation closes the upstream connection ($name)", ({
       for (const chunks of answers) expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe(expected)
       const requests = upstream.requests.slice(index, index + 6)
       expect(requests.map((r) => r.completed)).toEqual(Array(6).fill(true))
-      // A connection comes back to the pool a moment after its stream ends: the next may open a second one.
+      // A connection comes back to the pool a moment after its stream ends: the next stream may open
+      // a second one (two here when idle; a busy machine may need a third). One per stream is the fault.
       const used = new Set(requests.map((r) => r.connection))
-      expect(used.size).toBeLessThanOrEqual(2)
+      expect(used.size).toBeLessThanOrEqual(3)
       for (const connection of used) expect(upstream.connections[connection]!.closedAt).toBeUndefined()
     })
   }

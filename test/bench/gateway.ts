@@ -25,6 +25,7 @@ import { freePort } from "../support/servers.ts"
 import { alignedTable } from "./support/alignedTable.ts"
 import { cpuTimeUs } from "./support/processCpu.ts"
 import { startUpstreamProcess } from "./support/upstreamProcess.ts"
+import { percentile } from "./support/stats.ts"
 
 const { values } = parseArgs({
   options: {
@@ -163,7 +164,6 @@ const throughput = async (path: Path) => {
   }
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 
 /** One request: its whole latency, or the time to its first SSE data event. */
 const once = async (path: Path, stream: boolean): Promise<number> => {

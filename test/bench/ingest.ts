@@ -36,7 +36,7 @@ import { formatSummary, indexSnapshot, type IndexSummary } from "../../adapters/
 import { extractedInPlace } from "../../adapters/node/sources/asyncItems.ts"
 import type { DocumentSource, PageItem } from "../../core/ingest/DocumentSource.ts"
 import { type DocPage, largePackages, loadDebianDocs } from "../support/debianDocs.ts"
-import { median } from "./support/stats.ts"
+import { median, percentile } from "./support/stats.ts"
 import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const all = process.argv.includes("--all")
@@ -70,7 +70,6 @@ interface Row {
   readonly note: string
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 
 const run = (name: string, work: (html: string, url: string) => string): Row => {
   const ms: Array<number> = []

@@ -21,6 +21,7 @@ import { openInPlace } from "../../adapters/node/snapshotFile.ts"
 import type { RankStrategy } from "../../core/index/Ranker.ts"
 import type { BenchQueries } from "./support/benchQueries.ts"
 import { lastJsonLine } from "./support/jsonlLines.ts"
+import { percentile } from "./support/stats.ts"
 import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const root = resolve(import.meta.dirname, "../..")
@@ -79,7 +80,7 @@ if (snapshots.length === 0) {
 }
 
 const sum = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0)
-const p99 = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)]!
+const p99 = (xs: ReadonlyArray<number>) => percentile([...xs].sort((a, b) => a - b), 0.99)
 
 console.log(`Ranking strategies, one thread, best of ${runs} runs per query, rank only (top 10); ${process.version}\n`)
 console.log("| snapshot | queries | auto ms (p99) | MaxScore only | term at a time only | oracle | auto vs oracle |")

@@ -26,12 +26,12 @@ import { WebSearch } from "../../core/search/WebSearch.ts"
 import { ResultCache } from "../../core/store/ResultCache.ts"
 import { startStandIn, type StandIn, type StandInKind } from "../support/searchProviders.ts"
 import { loadCollection } from "./support/smart.ts"
+import { percentile } from "./support/stats.ts"
 
 const { values } = parseArgs({ options: { requests: { type: "string", default: "300" }, hits: { type: "string", default: "20000" } } })
 const REQUESTS = Number(values.requests)
 const HITS = Number(values.hits)
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 const ms = (x: number) => x.toFixed(3)
 
 // --- the local index ----------------------------------------------------------------------------

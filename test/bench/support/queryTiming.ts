@@ -3,6 +3,7 @@
  * collections, and a query set's throughput and latency percentiles. Needs --expose-gc.
  */
 import { setTimeout as sleep } from "node:timers/promises"
+import { percentile } from "./stats.ts"
 
 export interface LatencyFigures {
   readonly queries: number
@@ -63,6 +64,5 @@ export const timeQueries = async (run: (q: string) => number | Promise<number>, 
   }
   const total = performance.now() - start
   latencies.sort((a, b) => a - b)
-  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!
-  return { queries: queries.length, qps: (queries.length * 1000) / total, p50Ms: at(0.5), p99Ms: at(0.99), meanResults: results / queries.length }
+  return { queries: queries.length, qps: (queries.length * 1000) / total, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), meanResults: results / queries.length }
 }

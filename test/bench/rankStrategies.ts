@@ -90,7 +90,9 @@ for (const { label, snapshot, queries } of snapshots) {
   const output = execFileSync(process.execPath, ["--max-old-space-size=8000", import.meta.filename, "worker", snapshot, queries, String(runs)], {
     cwd: root,
     encoding: "utf8",
-    maxBuffer: 64 << 20
+    maxBuffer: 64 << 20,
+    // A worker that never answers fails the run (a 1M snapshot's takes under a minute here).
+    timeout: 1_800_000
   })
   const { documents, times } = lastJsonLine(output) as { documents: number; times: Array<QueryTimes> }
   const column = (pick: (t: QueryTimes) => number) => {

@@ -11,7 +11,7 @@ import { ApiError } from "./ApiError.ts"
 import { openSse, type SequencedEvent, sequenceChunks } from "./ChatSse.ts"
 import { completionId } from "./CompletionIds.ts"
 import { fromChatError, internalError } from "./DomainErrors.ts"
-import { CHAT_BODY_LIMIT, decodeJsonText, makeBodyDecoder, readJsonText } from "./JsonBody.ts"
+import { CHAT_BODY_LIMIT, makeBodyDecoder, parseBody, readJsonText } from "./JsonBody.ts"
 import { ServerLifecycle, ServerOptions } from "./ServerOptions.ts"
 
 /** A chat body decoded (the spec defaults are applied later, by chatRequestOf). */
@@ -57,11 +57,9 @@ export const streamChat = (chat: ChatGateway["Service"], request: ChatRequest): 
 const SSE_HEADERS = { "cache-control": "no-cache", "x-accel-buffering": "no" }
 
 /** Tool and response-format schemas are compiled on arrival: a bad one is a 400 naming it, never a 500 later. */
-const checkSchemas = (body: ChatCompletionRequest): Effect.Effect<void, ApiError> => {
+const schemaError = (body: ChatCompletionRequest): ApiError | undefined => {
   const problem = requestSchemaProblem(body)
-  return problem === undefined
-    ? Effect.void
-    : Effect.fail(new ApiError({ kind: "invalid_request", message: problem.message, param: problem.param }))
+  return problem === undefined ? undefined : new ApiError({ kind: "invalid_request", message: problem.message, param: problem.param })
 }
 
 /**
@@ -69,27 +67,37 @@ const checkSchemas = (body: ChatCompletionRequest): Effect.Effect<void, ApiError
  * rendered in the chat family: the HttpApi handler below and the express lane (ExpressLane)
  * answer with this.
  */
-export const makeChatAnswer = (chat: ChatGateway["Service"]) => (text: string): Effect.Effect<Answer> => answerChat(chat, text)
+export const makeChatAnswer = (chat: ChatGateway["Service"]) => (text: string): Effect.Effect<Answer> => Effect.suspend(() => answerChat(chat, text))
+
+/**
+ * Plain steps up to the gateway's call, then one step for its outcome: an Effect step costs up to
+ * a microsecond of a request under load (test/bench/httpAB.ts), and a generator with its own
+ * error handler was five of them.
+ */
+const answerChat = (chat: ChatGateway["Service"], text: string): Effect.Effect<Answer> => {
+  // The body as sent travels along: which fields the client set decides what an upstream is sent.
+  const decoded = parseBody(text, (json) => Result.map(decodeChatRequest(json), (body) => ({ body, sent: json })))
+  if (Result.isFailure(decoded)) return renderError(decoded.failure)
+  const { body, sent } = decoded.success
+  const invalid = schemaError(body)
+  if (invalid !== undefined) return renderError(invalid)
+  const chatRequest = chatRequestOf(chat, body, sent)
+  if (chatRequest.stream) return Effect.catch(streamAnswer(chat, chatRequest), renderError)
+  return Effect.matchEffect(chat.complete(chatRequest), {
+    onFailure: (error) => renderError(fromChatError(error)),
+    // Written directly: the handler's types already match the contract's schema.
+    onSuccess: (result) => Effect.succeed(jsonAnswer(toCompletionResponse(result, completionId(), nowSeconds())))
+  })
+}
 
 // Defined once: a generator function made per request costs 1-4 µs more (test/bench/effectGen.ts).
-const answerChat = Effect.fnUntraced(
-  function*(chat: ChatGateway["Service"], text: string): Effect.fn.Return<Answer, ApiError> {
-    // The body as sent travels along: which fields the client set decides what an upstream is sent.
-    const { body, sent } = yield* decodeJsonText(text, (json) => Result.map(decodeChatRequest(json), (body) => ({ body, sent: json })))
-    yield* checkSchemas(body)
-    const chatRequest = chatRequestOf(chat, body, sent)
-    if (chatRequest.stream) {
-      const options = yield* ServerOptions
-      const lifecycle = yield* ServerLifecycle
-      const opened = yield* openSse(streamChat(chat, chatRequest), options.streamKeepAlive, lifecycle.streamsEnd)
-      if (opened._tag === "Failed") return yield* Effect.fail(opened.error)
-      return { _tag: "Events", headers: SSE_HEADERS, events: opened.body } satisfies Answer
-    }
-    // Written directly: the handler's types already match the contract's schema.
-    return jsonAnswer(yield* completeChat(chat, chatRequest))
-  },
-  Effect.catch(renderError)
-)
+const streamAnswer = Effect.fnUntraced(function*(chat: ChatGateway["Service"], chatRequest: ChatRequest): Effect.fn.Return<Answer, ApiError> {
+  const options = yield* ServerOptions
+  const lifecycle = yield* ServerLifecycle
+  const opened = yield* openSse(streamChat(chat, chatRequest), options.streamKeepAlive, lifecycle.streamsEnd)
+  if (opened._tag === "Failed") return yield* Effect.fail(opened.error)
+  return { _tag: "Events", headers: SSE_HEADERS, events: opened.body } satisfies Answer
+})
 
 export const ChatHandlers = HttpApiBuilder.group(PeriscopeApi, "chat", Effect.fnUntraced(function*(handlers) {
   const chat = yield* ChatGateway

@@ -74,11 +74,15 @@ export const makeBodyDecoder = <S extends Schema.Codec<any, any, never, never>>(
   return (input: unknown): Result.Result<S["Type"], ApiError> => Result.mapError(decode(input), fromInvalidInput)
 }
 
+/** Parses and decodes a body's text, as a plain result (no Effect step: the hot routes branch on it). */
+export const parseBody = <A>(text: string, decode: (input: unknown) => Result.Result<A, ApiError>): Result.Result<A, ApiError> => {
+  const json = parseJson(text, "request body")
+  return Result.isFailure(json) ? Result.fail(fromInvalidInput(json.failure)) : decode(json.success)
+}
+
 /** Parses and decodes a body's text. */
 export const decodeJsonText = <A>(text: string, decode: (input: unknown) => Result.Result<A, ApiError>): Effect.Effect<A, ApiError> => {
-  const json = parseJson(text, "request body")
-  if (Result.isFailure(json)) return Effect.fail(fromInvalidInput(json.failure))
-  const decoded = decode(json.success)
+  const decoded = parseBody(text, decode)
   return Result.isSuccess(decoded) ? Effect.succeed(decoded.success) : Effect.fail(decoded.failure)
 }
 

@@ -18,7 +18,7 @@ import type { ApiError } from "./ApiError.ts"
 import { fromFederationError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { fetchErrorResponse, FetchRequestBody } from "./FetchWire.ts"
-import { decodeJsonBody, decodeJsonText, makeBodyDecoder, readJsonText, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
+import { decodeJsonBody, makeBodyDecoder, parseBody, readJsonText, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
 import { SearchRequest, successEnvelope, successEnvelopeWith, toSearchQuery } from "./SearchWire.ts"
 
 const decodeSearchBody = makeBodyDecoder(SearchRequest)
@@ -29,14 +29,21 @@ const renderError = (error: ApiError) => Effect.succeed(errorAnswer("search", er
 /** Written directly: the data's types already match the contract's schema, and encoding it again costs a third of the request. */
 const renderSuccess = <A>(answer: { readonly data: A; readonly extra: unknown }) => jsonAnswer(successEnvelopeWith(answer.data, answer.extra))
 
-/** One search route: decode the body, run the search, render its envelope or its error. */
+/**
+ * One search route: decode the body, run the search, render its envelope or its error. Plain
+ * steps around one step for the search's outcome: an Effect step costs up to a microsecond of a
+ * request under load (test/bench/httpAB.ts).
+ */
 const answerWith = <A>(run: (query: SearchRequest) => Effect.Effect<{ readonly data: A; readonly extra: unknown }, SearchBackendError | SourceSelectionError>) =>
   (text: string): Effect.Effect<Answer> =>
-    decodeJsonText(text, decodeSearchRequest).pipe(
-      Effect.flatMap((query) => Effect.mapError(run(query), fromFederationError)),
-      Effect.map(renderSuccess),
-      Effect.catch(renderError)
-    )
+    Effect.suspend(() => {
+      const query = parseBody(text, decodeSearchRequest)
+      if (Result.isFailure(query)) return renderError(query.failure)
+      return Effect.matchEffect(run(query.success), {
+        onFailure: (error) => renderError(fromFederationError(error)),
+        onSuccess: (answer) => Effect.succeed(renderSuccess(answer))
+      })
+    })
 
 /**
  * webSearch and imageSearch from the body's text to the answer, errors rendered in the

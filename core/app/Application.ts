@@ -50,14 +50,18 @@ export const appLayer = (
   const fetchSettings = fetchSettingsOf(settings.file.fetch)
   // Given the search layer so that addToIndex reaches the engine (and clears the answers cached from its old index).
   const webFetch = GuardedWebFetch.layer(fetchSettings).pipe(Layer.provide([state.pageCache(fetchSettings), search, cache]))
-  const federation = tracedSearch(federationLayer(settings.file.search).pipe(Layer.provide([search, cache])))
+  // Spans of their own only where a tracer can record them (an OTLP endpoint is set): without one
+  // the wrapper is a step per request that decides, every time, to do nothing.
+  const tracing = settings.observability.otlpEndpoint !== undefined
+  const federationUntraced = federationLayer(settings.file.search).pipe(Layer.provide([search, cache]))
+  const federation = tracing ? tracedSearch(federationUntraced) : federationUntraced
   return Layer.mergeAll(
     search,
     webFetch,
     federation,
     // Grounded chat searches through the same federation and reads pages through the same webFetch.
     chatGatewayLayer(chat).pipe(Layer.provide([model, federation, webFetch])),
-    tracedApiKeys(ApiKeys.layer(keys)),
+    tracing ? tracedApiKeys(ApiKeys.layer(keys)) : ApiKeys.layer(keys),
     state.rateLimits,
     // /metrics, /readyz, access logs and OTLP traces (README: Observability).
     observabilityLayer(settings).pipe(Layer.provide([state.sharedStore, indexStatus])),

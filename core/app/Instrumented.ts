@@ -8,13 +8,13 @@
  * per chunk (Stream.withSpan costs about 1 µs per chunk, ChatGateway measured).
  * No span captures a stack trace: on the request path that was 6% of chat CPU (profiled).
  */
-import { type Context, Effect, Layer, Metric, Stream } from "effect"
+import { type Context, Effect, type Fiber, Layer, Metric, Stream } from "effect"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { Usage } from "../chat/ChatCompletion.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
 import { FederatedSearch } from "../search/FederatedSearch.ts"
 import { labelled } from "../store/MetricSeries.ts"
-import { spanned } from "../store/Spans.ts"
+import { spanned, spannedIn } from "../store/Spans.ts"
 
 const seconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120]
 
@@ -83,33 +83,37 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
       // Chunks are counted with plain calls, not an Effect per chunk.
       const context = yield* Effect.context<never>()
       let known: ReadonlySet<string> | undefined
-      const labelOf = (requested: string | undefined) =>
-        Effect.map(
-          known === undefined ? Effect.map(model.models, (list) => (known = new Set(list.map((m) => m.id)))) : Effect.succeed(known),
-          (set) => {
-            const name = requested ?? model.defaultModel
-            return set.has(name) || name === model.defaultModel ? name : "other"
-          }
-        )
+      const labelIn = (set: ReadonlySet<string>, requested: string | undefined) => {
+        const name = requested ?? model.defaultModel
+        return set.has(name) || name === model.defaultModel ? name : "other"
+      }
+      // The names are listed once, on the first call; after that the label costs no step of its own.
+      const withLabel = <A, E>(requested: string | undefined, f: (label: string) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+        known !== undefined
+          ? Effect.suspend(() => f(labelIn(known!, requested)))
+          : Effect.flatMap(model.models, (list) => f(labelIn(known ??= new Set(list.map((m) => m.id)), requested)))
+      const labelOf = (requested: string | undefined) => withLabel(requested, (label) => Effect.succeed(label))
       return ChatModel.of({
         models: model.models,
         defaultModel: model.defaultModel,
         supportsN: model.supportsN,
         // Without it the gateway knows only listed names, and reads `alias:online` as unknown.
         hasModel: model.hasModel,
-        complete: (request) =>
-          Effect.flatMap(labelOf(request.model), (label) => {
+        // One step and the exit hook (an Effect step costs up to a microsecond of a request under load: test/bench/httpAB.ts).
+        complete: (request) => {
+          const timed = (fiber: Fiber.Fiber<unknown, unknown>, label: string) => {
             const start = performance.now()
-            const timed = model.complete(request).pipe(
-              Effect.onExit((exit) =>
-                Effect.sync(() => {
-                  const ok = exit._tag === "Success"
-                  recordCall(seriesOfModel({ model: label }), "complete", ok, (performance.now() - start) / 1000, ok ? exit.value.usage : undefined, context)
-                })
-              )
-            )
-            return spanned(timed, "chat.model.complete", { attributes: { "gen_ai.request.model": label } })
-          }),
+            const measured = Effect.onExit(model.complete(request), (exit) => {
+              const ok = exit._tag === "Success"
+              recordCall(seriesOfModel({ model: label }), "complete", ok, (performance.now() - start) / 1000, ok ? exit.value.usage : undefined, context)
+              return Effect.void
+            })
+            return spannedIn(fiber, measured, "chat.model.complete", { attributes: { "gen_ai.request.model": label } })
+          }
+          return known !== undefined
+            ? Effect.withFiber((fiber) => timed(fiber, labelIn(known!, request.model)))
+            : withLabel(request.model, (label) => Effect.withFiber((fiber) => timed(fiber, label)))
+        },
         stream: (request) =>
           Stream.unwrap(Effect.map(labelOf(request.model), (label) => {
             let start = 0

@@ -11,9 +11,9 @@
  * the outage once and the recovery once, and every request tries Redis first,
  * so recovery needs nothing but Redis coming back.
  */
-import { Context, Duration, Effect, Layer, Metric } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Metric } from "effect"
 import { type Redis, RateLimiter } from "effect/persistence"
-import { spanned } from "../store/Spans.ts"
+import { spanned, spannedIn } from "../store/Spans.ts"
 import { AuthError, type Principal } from "./AuthError.ts"
 import { MemoryBuckets } from "./MemoryBuckets.ts"
 import { RequestPrincipal } from "./RequestPrincipal.ts"
@@ -22,7 +22,8 @@ const window = Duration.minutes(1)
 const windowMs = Duration.toMillis(window)
 
 /** The span of every check (when tracing is on; no captured stack trace: an Error per request cost 2% of a chat). */
-const inCheckSpan = <A, E, R>(effect: Effect.Effect<A, E, R>) => spanned(effect, "RateLimits.check")
+const CHECK_SPAN = "RateLimits.check"
+const inCheckSpan = <A, E, R>(effect: Effect.Effect<A, E, R>) => spanned(effect, CHECK_SPAN)
 
 // Labels baked in (not Metric.withAttributes, which rebuilds the series key on every update: core/store/MetricSeries.ts).
 const rejections = (reason: string) =>
@@ -92,12 +93,18 @@ export class RateLimits extends Context.Service<RateLimits, {
   /** One instance's limits, kept in this process (plain buckets: the same arithmetic as `layer` over the memory store). */
   static readonly layerMemory = Layer.sync(RateLimits, () => {
     const buckets = new MemoryBuckets()
+    // One step for an allowed request (the clock, the principal cell and the span read from its
+    // fiber): an Effect step costs up to a microsecond of a request under load (test/bench/httpAB.ts).
     return RateLimits.of({
       check: (principal) =>
-        Effect.clockWith((clock) => {
-          const waitMs = buckets.take(principal.keyName, principal.requestsPerMinute, windowMs, clock.currentTimeMillisUnsafe())
-          return counted(principal, waitMs === -1 ? Effect.void : Effect.fail(exceeded(principal, Duration.millis(waitMs))))
-        }).pipe(inCheckSpan)
+        Effect.withFiber((fiber) => {
+          fiber.getRef(RequestPrincipal).keyName = principal.keyName
+          const waitMs = buckets.take(principal.keyName, principal.requestsPerMinute, windowMs, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
+          const outcome = waitMs === -1
+            ? Effect.void
+            : Effect.andThen(Metric.update(rejected.rate_limited, 1), Effect.fail(exceeded(principal, Duration.millis(waitMs))))
+          return spannedIn(fiber, outcome, CHECK_SPAN)
+        })
     })
   })
 

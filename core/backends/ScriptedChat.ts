@@ -11,7 +11,7 @@ import { ChatModelError } from "../chat/ChatError.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
 import type { ChatRequest, ToolCall } from "../chat/ChatRequest.ts"
 import { type FinishReason, finishReasonOf } from "../chat/FinishReason.ts"
-import { countPromptTokens, TokenCount } from "../chat/TokenCount.ts"
+import { type Counter, countPromptTokens, TokenCount } from "../chat/TokenCount.ts"
 
 export interface ScriptedToolCall {
   readonly name: string
@@ -110,48 +110,62 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
       })
     )
 
-  const checkModel = (request: ChatRequest) =>
-    models.includes(request.model)
-      ? Effect.void
-      : Effect.fail(new ChatModelError({ reason: "model_not_found", message: `model ${JSON.stringify(request.model)} does not exist; GET /v1/models lists the models`, param: "model" }))
+  const unknownModel = (request: ChatRequest) =>
+    new ChatModelError({ reason: "model_not_found", message: `model ${JSON.stringify(request.model)} does not exist; GET /v1/models lists the models`, param: "model" })
+  const checkModel = (request: ChatRequest) => models.includes(request.model) ? Effect.void : Effect.fail(unknownModel(request))
 
-  const usageOf = (request: ChatRequest, replies: ReadonlyArray<ScriptedReply>) =>
-    Effect.map(tokens.encoding, ({ count }): Usage => {
-      const given = replies.length === 1 ? replies[0]!.usage : undefined
-      if (given !== undefined) return given
-      const prompt = countPromptTokens(count, request.messages)
-      let completion = 0
-      for (const r of replies) {
-        if (r.usage !== undefined) { completion += r.usage.completion_tokens; continue }
-        completion += count(r.content ?? "") + count(r.reasoning ?? "")
-        for (const call of r.toolCalls ?? []) completion += count(toToolCall(call, 0).function.arguments)
-      }
-      return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
-    })
+  // The tokenizer loads on first use; after that it is kept here and used without a step.
+  let counter: Counter | undefined
+  const withCounter = <A>(f: (count: Counter) => A): Effect.Effect<A> =>
+    counter !== undefined ? Effect.sync(() => f(counter!)) : Effect.map(tokens.encoding, ({ count }) => f(counter = count))
+  const usageOf = (request: ChatRequest, replies: ReadonlyArray<ScriptedReply>) => withCounter((count) => countUsage(count, request, replies))
+  const countUsage = (count: Counter, request: ChatRequest, replies: ReadonlyArray<ScriptedReply>): Usage => {
+    const given = replies.length === 1 ? replies[0]!.usage : undefined
+    if (given !== undefined) return given
+    const prompt = countPromptTokens(count, request.messages)
+    let completion = 0
+    for (const r of replies) {
+      if (r.usage !== undefined) { completion += r.usage.completion_tokens; continue }
+      completion += count(r.content ?? "") + count(r.reasoning ?? "")
+      for (const call of r.toolCalls ?? []) completion += count(toToolCall(call, 0).function.arguments)
+    }
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+  }
 
-  const complete = Effect.fnUntraced(
-    function*(request: ChatRequest): Effect.fn.Return<ChatResult, ChatModelError> {
-      yield* checkModel(request)
-      const replies = Array.from({ length: request.n }, (_, i) => replyFor(request, i))
-      const delay = Math.max(0, ...replies.map((r) => r.delayMs ?? 0))
-      if (delay > 0) yield* Effect.sleep(delay)
-      const failing = replies.find((r) => r.failAfter !== undefined || r.failure !== undefined)
-      if (failing !== undefined) return yield* failureOf(failing)
-      const choices: Array<ChatChoice> = replies.map((r, index) => ({
-        index,
-        message: {
-          role: "assistant",
-          content: r.content ?? ((r.toolCalls?.length ?? 0) > 0 ? null : ""),
-          reasoning_content: r.reasoning ?? "",
-          ...(r.toolCalls !== undefined && r.toolCalls.length > 0 ? { tool_calls: r.toolCalls.map(toToolCall) } : {})
-        },
-        finish_reason: finishOf(r),
-        logprobs: null
-      }))
-      return { model: request.model, choices, usage: options.reportsUsage === false ? undefined : yield* usageOf(request, replies) }
+  const choiceOf = (r: ScriptedReply, index: number): ChatChoice => ({
+    index,
+    message: {
+      role: "assistant",
+      content: r.content ?? ((r.toolCalls?.length ?? 0) > 0 ? null : ""),
+      reasoning_content: r.reasoning ?? "",
+      ...(r.toolCalls !== undefined && r.toolCalls.length > 0 ? { tool_calls: r.toolCalls.map(toToolCall) } : {})
     },
-    (effect, request) => Effect.onExit(effect, (exit) => report(request.model, exit, true))
-  )
+    finish_reason: finishOf(r),
+    logprobs: null
+  })
+
+  // Plain steps, no generator: `npm start` answers every chat with this until a model is configured,
+  // and test/bench/http.ts measures the server's cost over it, so the backend's own steps count
+  // (a generator, its checks as steps, an exit hook nobody listens to: test/bench/httpAB.ts).
+  const answer = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
+    if (!models.includes(request.model)) return Effect.fail(unknownModel(request))
+    const replies = Array.from({ length: request.n }, (_, i) => replyFor(request, i))
+    let delay = 0
+    for (const r of replies) delay = Math.max(delay, r.delayMs ?? 0)
+    const failing = replies.find((r) => r.failAfter !== undefined || r.failure !== undefined)
+    const result: Effect.Effect<ChatResult, ChatModelError> = failing !== undefined
+      ? Effect.fail(failureOf(failing))
+      : withCounter((count) => {
+        const choices = replies.map(choiceOf)
+        return options.reportsUsage === false ? { model: request.model, choices } : { model: request.model, choices, usage: countUsage(count, request, replies) }
+      })
+    return delay > 0 ? Effect.andThen(Effect.sleep(delay), result) : result
+  }
+
+  const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
+    const answered = Effect.suspend(() => answer(request))
+    return options.onEnd === undefined ? answered : Effect.onExit(answered, (exit) => report(request.model, exit, true))
+  }
 
   const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> => {
     // A consumer that stops pulling ends the stream without an error: only the last chunk marks delivery.

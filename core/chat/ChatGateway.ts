@@ -6,7 +6,7 @@
  * this service; backends provide ChatModel underneath it.
  */
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
-import { spanned } from "../store/Spans.ts"
+import { spannedIn } from "../store/Spans.ts"
 import { mapArrays, stepArrays } from "./ArrayStreams.ts"
 import type { ChatChoice, ChatChunk, ChatResult, ModelInfo, Usage } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
@@ -98,10 +98,8 @@ const makeGateway = (
     return request.n > 1 && !model.supportsN(request.model) ? fanOutStream(request, model.stream) : model.stream(request)
   }
 
-  /** Plans, searches and builds the model's request; undefined when the request is not grounded. */
-  const prepare = Effect.fnUntraced(function*(request: ChatRequest): Effect.fn.Return<GroundedRun | undefined, ChatModelError> {
-    const plan = planOf(request, settings, hasModel)
-    if (plan === undefined) return undefined
+  /** Searches and builds the model's request for a grounded request (its plan made by planOf). */
+  const prepare = Effect.fnUntraced(function*(request: ChatRequest, plan: GroundingPlan | ChatModelError): Effect.fn.Return<GroundedRun, ChatModelError> {
     if (plan instanceof ChatModelError) return yield* plan
     if (grounding === undefined) {
       return yield* new ChatModelError({ reason: "invalid_request", param: "web_search_options", message: "web_search_options: web search is not configured on this server" })
@@ -154,22 +152,22 @@ const makeGateway = (
   })
 
   // Traced without Effect.fn: its call-site and span stack captures (two Errors per request) were
-  // about 3% of a chat request's CPU; the span keeps its name.
+  // about 3% of a chat request's CPU; the span keeps its name. One step up to the model's call
+  // (an Effect step costs up to a microsecond of a request under load: test/bench/httpAB.ts).
   const complete = (request: ChatRequest): Effect.Effect<GatewayResult, ChatModelError> =>
-    spanned(completeUntraced(request), "ChatGateway.complete")
+    Effect.withFiber((fiber) => spannedIn(fiber, completeNow(request), "ChatGateway.complete"))
 
-  const completeUntraced = Effect.fnUntraced(function*(request: ChatRequest): Effect.fn.Return<GatewayResult, ChatModelError> {
-    const run = yield* prepare(request)
-    if (run !== undefined) return yield* completeGrounded(request, run)
+  const completeNow = (request: ChatRequest): Effect.Effect<GatewayResult, ChatModelError> => {
+    const plan = planOf(request, settings, hasModel)
+    if (plan !== undefined) return Effect.flatMap(prepare(request, plan), (run) => completeGrounded(request, run))
     const checks = checksOf(request)
-    const first = yield* completeOnce(request)
-    // Nothing to validate (no tools, no JSON format, no tool calls) and usage reported: only stops apply.
-    if (
+    return Effect.flatMap(completeOnce(request), (first) =>
+      // Nothing to validate (no tools, no JSON format, no tool calls) and usage reported: only stops apply.
       first.usage !== undefined && checks.catalog.names.length === 0 && checks.content === undefined &&
-      first.choices.every((c) => (c.message.tool_calls?.length ?? 0) === 0)
-    ) return { model: first.model, choices: first.choices.map((c) => stopped(c, request.stop)), usage: first.usage }
-    return yield* settleAll(request, checks, first)
-  })
+          first.choices.every((c) => (c.message.tool_calls?.length ?? 0) === 0)
+        ? Effect.succeed({ model: first.model, choices: first.choices.map((c) => stopped(c, request.stop)), usage: first.usage })
+        : settleAll(request, checks, first))
+  }
 
   const settleAll = Effect.fnUntraced(function*(request: ChatRequest, checks: Checks, first: ChatResult): Effect.fn.Return<GatewayResult, ChatModelError> {
     const usages: Array<Usage | undefined> = [first.usage]
@@ -214,15 +212,20 @@ const makeGateway = (
 
   /** Retrieval happens before the first chunk; then the guarded stream, then the citation step. */
   const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
-    Stream.unwrap(Effect.map(prepare(request), (run) => {
-      if (run === undefined) return guarded(request)
-      const pass = new CitationPass(run.registry, (removed) => reportOf(run.plan, run.query, run.registry, run.retrieval, run.loop, removed))
-      return mapArrays(guarded(run.request), (chunks) => {
-        const out: Array<ChatChunk> = []
-        for (const chunk of chunks) out.push(...pass.push(chunk))
-        return out
-      }).pipe(Stream.concat(Stream.sync(() => pass.end())))
-    }))
+    Stream.suspend(() => {
+      const plan = planOf(request, settings, hasModel)
+      return plan === undefined ? guarded(request) : Stream.unwrap(Effect.map(prepare(request, plan), groundedStream))
+    })
+
+  /** A grounded answer's stream: citations checked and numbered as the chunks pass. */
+  const groundedStream = (run: GroundedRun): Stream.Stream<ChatChunk, ChatModelError> => {
+    const pass = new CitationPass(run.registry, (removed) => reportOf(run.plan, run.query, run.registry, run.retrieval, run.loop, removed))
+    return mapArrays(guarded(run.request), (chunks) => {
+      const out: Array<ChatChunk> = []
+      for (const chunk of chunks) out.push(...pass.push(chunk))
+      return out
+    }).pipe(Stream.concat(Stream.sync(() => pass.end())))
+  }
 
   return ChatGateway.of({ models: model.models, defaultModel: model.defaultModel, complete, stream })
 }

@@ -7,10 +7,16 @@
  * In the lowest room with spans on the request path (auth's rate limits), so
  * that every room above can use it.
  */
-import { Effect, References, type Tracer } from "effect"
+import { Effect, type Fiber, References, type Tracer } from "effect"
 
 /** `effect` in a span named `name` (no stack trace captured) when tracing is on, else `effect` itself. */
 export const spanned = <A, E, R>(effect: Effect.Effect<A, E, R>, name: string, options?: Tracer.SpanOptionsNoTrace): Effect.Effect<A, E, R> =>
-  Effect.withFiber((fiber) =>
-    fiber.getRef(References.TracerEnabled) ? Effect.withSpan(effect, name, { ...options, captureStackTrace: false }) : effect
-  )
+  Effect.withFiber((fiber) => spannedIn(fiber, effect, name, options))
+
+/** `spanned` for code that already runs with its fiber at hand (inside Effect.withFiber): no step of its own. */
+export const spannedIn = <A, E, R>(
+  fiber: Fiber.Fiber<unknown, unknown>,
+  effect: Effect.Effect<A, E, R>,
+  name: string,
+  options?: Tracer.SpanOptionsNoTrace
+): Effect.Effect<A, E, R> => fiber.getRef(References.TracerEnabled) ? Effect.withSpan(effect, name, { ...options, captureStackTrace: false }) : effect

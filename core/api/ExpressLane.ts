@@ -105,6 +105,14 @@ export const makeExpressLane = Effect.gen(function*() {
           : Effect.as(Effect.logError("request failed", cause), errorAnswer(route.family, internalError()))
       )
     )
+    // Metrics alone (the default): counted when the fiber ends, with no Effect step around it.
+    const count = instrument.count
+    if (count !== undefined) {
+      const startedAt = performance.now()
+      const fiber = run(program)
+      fiber.addObserver((exit) => count(request, Exit.isSuccess(exit) ? answerStatus(exit.value) : 500, startedAt))
+      return fiber
+    }
     return run(instrument.active ? instrument.around(request, program, answerOps) : program)
   }
 

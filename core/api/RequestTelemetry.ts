@@ -95,6 +95,12 @@ export interface RequestInstrument {
   readonly active: boolean
   /** `effect`, the answer to `request`, counted, timed, logged and traced as configured. */
   readonly around: <A, E, R>(request: RequestHead, effect: Effect.Effect<A, E, R>, ops: AnswerOps<A>) => Effect.Effect<A, E, R>
+  /**
+   * Set when counting is all there is to do (metrics on; no access log, no tracer): a caller that
+   * watches the answer's fiber (the express lane) counts the answer's status and time, from
+   * `startedAt` (performance.now()), with this plain call instead of wrapping it in `around`.
+   */
+  readonly count: ((request: RequestHead, status: number, startedAt: number) => void) | undefined
 }
 
 /** Reads the options and the tracer once; the returned instrument does the per-request work. */
@@ -112,6 +118,9 @@ export const makeRequestInstrument: Effect.Effect<RequestInstrument> = Effect.ge
     Context.add(Tracer.DisablePropagation, false)
   )
   const sampledContext = Context.add(sampledBase, SampledTracing, sampledBase)
+  const context = yield* Effect.context<never>()
+  const count = (request: RequestHead, status: number, startedAt: number) =>
+    recordRequest(METHODS.has(request.method) ? request.method : "OTHER", routeOf(request.url), status, (performance.now() - startedAt) / 1000, context)
   const around = <A, E, R>(request: RequestHead, answer: Effect.Effect<A, E, R>, ops: AnswerOps<A>): Effect.Effect<A, E, R> => {
     // Metrics alone (the default, and every unsampled request without an access log): count and
     // time, nothing else. A request id, the principal cell and the response header serve logs and
@@ -175,7 +184,7 @@ export const makeRequestInstrument: Effect.Effect<RequestInstrument> = Effect.ge
       return effect
     })
   }
-  return { active: options.metrics || options.accessLog || tracing, around }
+  return { active: options.metrics || options.accessLog || tracing, around, count: options.metrics && !options.accessLog && !tracing ? count : undefined }
 })
 
 const responseOps: AnswerOps<HttpServerResponse.HttpServerResponse> = {

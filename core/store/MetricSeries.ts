@@ -7,16 +7,26 @@
  * that records metrics (store's caches), so api, auth and app can use it too.
  */
 /**
- * `make` called once per distinct label set (in the caller's key order); the same metric, or
- * bundle of metrics, after that.
+ * `make` called once per distinct label set; the same metric, or bundle of metrics, after that.
+ * Every call of one labelled function names the same labels in the same order. Found through one map per label, keyed by the label's value:
+ * a key string built per call and hashed was 350 ns a lookup, two per request (RequestMetrics).
  */
 export const labelled = <M>(make: (attributes: Readonly<Record<string, string>>) => M) => {
-  const made = new Map<string, M>()
+  const root: Level<M> = new Map()
   return (attributes: Readonly<Record<string, string>>): M => {
-    let key = ""
-    for (const name in attributes) key += `${name}=${attributes[name]}\u0000`
-    let found = made.get(key)
-    if (found === undefined) made.set(key, found = make(attributes))
+    let level = root
+    let node: Level<M> | M | undefined
+    for (const name in attributes) {
+      node = level.get(attributes[name]!)
+      if (node === undefined) level.set(attributes[name]!, node = new Map())
+      level = node as Level<M>
+    }
+    let found = level.get(MADE) as M | undefined
+    if (found === undefined) level.set(MADE, found = make(attributes))
     return found
   }
 }
+
+/** Label values down to the series; MADE (not a string, so no label value can be it) holds the series. */
+type Level<M> = Map<string | typeof MADE, Level<M> | M>
+const MADE: unique symbol = Symbol("made")

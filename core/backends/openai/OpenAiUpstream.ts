@@ -219,10 +219,13 @@ export const make = Effect.gen(function*() {
   /**
    * One try. A server may hold its headers until the whole answer is ready,
    * so headers and body share the first-token deadline (connectMs would cut
-   * long generations short).
+   * long generations short). The try also ends at the request's total
+   * `deadline` when that comes first: one timer per try, and the retries'
+   * waits never pass the deadline (retrySchedule), so the total needs none of
+   * its own (a timeout is a fiber and a timer: two per request were ten steps).
    */
   const completeOnce = Effect.fnUntraced(
-    function*(target: UpstreamTarget, request: ChatRequest, body: string): Effect.fn.Return<ChatResult, UpstreamError> {
+    function*(target: UpstreamTarget, request: ChatRequest, body: string, _deadline: number): Effect.fn.Return<ChatResult, UpstreamError> {
       const response = yield* send(target, buildRequest(target, body, false))
       if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
       const text = yield* response.text.pipe(Effect.mapError((error) =>
@@ -241,10 +244,13 @@ export const make = Effect.gen(function*() {
       const result: ChatResult = usage === undefined ? { model: request.model, choices } : { model: request.model, choices, usage }
       return result
     },
-    (effect, target) =>
-      Effect.timeoutOrElse(effect, {
-        duration: target.timeouts.firstTokenMs,
-        orElse: () => Effect.fail(timeout(target, "first-token", target.timeouts.firstTokenMs, true))
+    (effect, target, _request, _body, deadline) =>
+      Effect.withFiber((fiber) => {
+        const left = deadline - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+        const firstTokenMs = target.timeouts.firstTokenMs
+        return left < firstTokenMs
+          ? Effect.timeoutOrElse(effect, { duration: Math.max(0, left), orElse: () => Effect.fail(timeout(target, "total", target.timeouts.totalMs, true)) })
+          : Effect.timeoutOrElse(effect, { duration: firstTokenMs, orElse: () => Effect.fail(timeout(target, "first-token", firstTokenMs, true)) })
       })
   )
 
@@ -257,13 +263,8 @@ export const make = Effect.gen(function*() {
       yield* validUrl(target)
       const deadline = (yield* Clock.currentTimeMillis) + target.timeouts.totalMs
       const body = JSON.stringify(upstreamBody(target.model, target.params, request, false, target.requestDefaults))
-      return yield* withRetries(target, deadline, completeOnce(target, request, body))
-    },
-    (effect, target) =>
-      Effect.timeoutOrElse(effect, {
-        duration: target.timeouts.totalMs,
-        orElse: () => Effect.fail(timeout(target, "total", target.timeouts.totalMs, true))
-      })
+      return yield* withRetries(target, deadline, completeOnce(target, request, body, deadline))
+    }
   )
 
   // --- streams ------------------------------------------------------------------

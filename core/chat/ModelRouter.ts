@@ -7,7 +7,7 @@
  * time, and is remembered: its later n > 1 requests fan out at once.
  */
 import { Effect, Stream } from "effect"
-import { spanned } from "../store/Spans.ts"
+import { spanned, spannedIn } from "../store/Spans.ts"
 import type { ChatChunk, ChatResult, ModelInfo } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
 import type { ChatModel } from "./ChatModel.ts"
@@ -125,24 +125,27 @@ export const makeModelRouter = (client: UpstreamClient["Service"], options: Rout
   const completeAt = (targets: ReadonlyArray<UpstreamTarget>, i: number, request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
     const target = targets[i]!
     if (request.n > 1 && ignoresN.has(target)) return fanOutComplete(request, (one) => completeAt(targets, i, one))
-    return Effect.flatMap(Effect.result(client.complete(target, request)), (result) => {
-      if (result._tag === "Failure") {
-        return fallsBack(result.failure, i, targets) ? completeAt(targets, i + 1, request) : Effect.fail(toChatError(result.failure))
-      }
-      if (request.n <= 1) return Effect.succeed(result.success)
-      return topUpComplete(request, result.success, (one) => completeAt(targets, i, one), () => ignoresN.add(target))
+    return Effect.matchEffect(client.complete(target, request), {
+      onFailure: (error) => fallsBack(error, i, targets) ? completeAt(targets, i + 1, request) : Effect.fail(toChatError(error)),
+      onSuccess: (result) =>
+        request.n <= 1
+          ? Effect.succeed(result)
+          : topUpComplete(request, result, (one) => completeAt(targets, i, one), () => ignoresN.add(target))
     })
   }
 
-  // A span only while tracing is on (spanned): Effect.fn's stack captures are two Errors per request.
-  const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => spanned(completeUntraced(request), "ModelRouter.complete")
+  // A span only while tracing is on (spannedIn): Effect.fn's stack captures are two Errors per
+  // request. The route is found with plain code in the span's step (each Effect step costs up to a
+  // microsecond of a request under load: test/bench/httpAB.ts).
+  const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> =>
+    Effect.withFiber((fiber) => spannedIn(fiber, completeNow(request), "ModelRouter.complete"))
 
-  const completeUntraced = Effect.fnUntraced(function*(request: ChatRequest): Effect.fn.Return<ChatResult, ChatModelError> {
+  const completeNow = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
     const to = destinationOf(request.model)
-    if (to._tag === "Builtin") return yield* to.model.complete(request)
-    if (to._tag === "Unknown") return yield* to.error
-    return { ...(yield* completeAt(to.targets, 0, request)), model: to.route.name }
-  })
+    if (to._tag === "Builtin") return to.model.complete(request)
+    if (to._tag === "Unknown") return Effect.fail(to.error)
+    return Effect.map(completeAt(to.targets, 0, request), (result) => ({ ...result, model: to.route.name }))
+  }
 
   /**
    * An error before the first byte comes before any chunk, so switching targets shows nothing twice.

@@ -19,7 +19,7 @@ import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, t
 import type { ChatChunk, ChatResult } from "../../chat/ChatCompletion.ts"
 import type { ChatRequest } from "../../chat/ChatRequest.ts"
 import { UpstreamClient, UpstreamError, type UpstreamTarget } from "../../chat/Upstream.ts"
-import { spanned } from "../../store/Spans.ts"
+import { spanned, spannedIn } from "../../store/Spans.ts"
 import { errorBodyText, scrub, secretsOf } from "./ErrorText.ts"
 import { upstreamBody } from "./RequestBody.ts"
 import { type AnswerIssue, normalizeCompletion } from "./ResponseNormalizer.ts"
@@ -209,10 +209,9 @@ export const make = Effect.gen(function*() {
       )
     })
 
-  const validUrl = (target: UpstreamTarget): Effect.Effect<void, UpstreamError> =>
-    urlOf(target.baseUrl).valid
-      ? Effect.void
-      : Effect.fail(fail(target, { kind: "connect", beforeFirstByte: true, message: "the upstream base URL is not a valid URL" }))
+  const invalidUrl = (target: UpstreamTarget): Effect.Effect<never, UpstreamError> =>
+    Effect.fail(fail(target, { kind: "connect", beforeFirstByte: true, message: "the upstream base URL is not a valid URL" }))
+  const validUrl = (target: UpstreamTarget): Effect.Effect<void, UpstreamError> => urlOf(target.baseUrl).valid ? Effect.void : invalidUrl(target)
 
   // --- whole completions --------------------------------------------------------
 
@@ -254,18 +253,15 @@ export const make = Effect.gen(function*() {
       })
   )
 
-  // Spans without Effect.fn: its call-site and span stack captures are two Errors per request.
+  // Spans without Effect.fn: its call-site and span stack captures are two Errors per request. One
+  // step up to the tries, the clock read from the fiber (each Effect step costs up to a microsecond).
   const complete = (target: UpstreamTarget, request: ChatRequest): Effect.Effect<ChatResult, UpstreamError> =>
-    spanned(completeTraced(target, request), "OpenAiUpstream.complete")
-
-  const completeTraced = Effect.fnUntraced(
-    function*(target: UpstreamTarget, request: ChatRequest): Effect.fn.Return<ChatResult, UpstreamError> {
-      yield* validUrl(target)
-      const deadline = (yield* Clock.currentTimeMillis) + target.timeouts.totalMs
+    Effect.withFiber((fiber) => {
+      if (!urlOf(target.baseUrl).valid) return spannedIn(fiber, invalidUrl(target), "OpenAiUpstream.complete")
+      const deadline = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe() + target.timeouts.totalMs
       const body = JSON.stringify(upstreamBody(target.model, target.params, request, false, target.requestDefaults))
-      return yield* withRetries(target, deadline, completeOnce(target, request, body, deadline))
-    }
-  )
+      return spannedIn(fiber, withRetries(target, deadline, completeOnce(target, request, body, deadline)), "OpenAiUpstream.complete")
+    })
 
   // --- streams ------------------------------------------------------------------
 

@@ -43,7 +43,10 @@ export const chatRequestOf = (chat: ChatGateway["Service"], body: ChatCompletion
 
 /** A whole completion as the wire shows it: a fresh id, created now. */
 export const completeChat = (chat: ChatGateway["Service"], request: ChatRequest): Effect.Effect<ChatCompletionResponse, ApiError> =>
-  Effect.map(Effect.mapError(chat.complete(request), fromChatError), (result) => toCompletionResponse(result, completionId(), nowSeconds()))
+  Effect.map(Effect.mapError(chat.complete(request), fromChatError), completionOf)
+
+/** A gateway result as the wire's whole completion: a fresh id, created now. */
+const completionOf = (result: GatewayResult): ChatCompletionResponse => toCompletionResponse(result, completionId(), nowSeconds())
 
 /** The wire chunks of a streamed completion; a failure ends it as an Error event. */
 export const streamChat = (chat: ChatGateway["Service"], request: ChatRequest): Stream.Stream<SequencedEvent> =>
@@ -86,7 +89,7 @@ const answerChat = (chat: ChatGateway["Service"], text: string): Effect.Effect<A
   return Effect.matchEffect(chat.complete(chatRequest), {
     onFailure: (error) => renderError(fromChatError(error)),
     // Written directly: the handler's types already match the contract's schema.
-    onSuccess: (result) => Effect.succeed(jsonAnswer(toCompletionResponse(result, completionId(), nowSeconds())))
+    onSuccess: (result) => Effect.succeed(jsonAnswer(completionOf(result)))
   })
 }
 

@@ -64,6 +64,10 @@ const routeOf = (url: string): string => {
 
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
 
+/** Counts one answered request by method, route and status, timed from `startedAt` (performance.now()). */
+const countRequest = (request: RequestHead, status: number, startedAt: number, context: Context.Context<never>) =>
+  recordRequest(METHODS.has(request.method) ? request.method : "OTHER", routeOf(request.url), status, (performance.now() - startedAt) / 1000, context)
+
 /**
  * New request ids: a random per-process prefix and a counter. Unique across instances and
  * restarts (64 random bits), and cheap: 12 random bytes per request took 2-3% of a webSearch.
@@ -119,8 +123,7 @@ export const makeRequestInstrument: Effect.Effect<RequestInstrument> = Effect.ge
   )
   const sampledContext = Context.add(sampledBase, SampledTracing, sampledBase)
   const context = yield* Effect.context<never>()
-  const count = (request: RequestHead, status: number, startedAt: number) =>
-    recordRequest(METHODS.has(request.method) ? request.method : "OTHER", routeOf(request.url), status, (performance.now() - startedAt) / 1000, context)
+  const count = (request: RequestHead, status: number, startedAt: number) => countRequest(request, status, startedAt, context)
   const around = <A, E, R>(request: RequestHead, answer: Effect.Effect<A, E, R>, ops: AnswerOps<A>): Effect.Effect<A, E, R> => {
     // Metrics alone (the default, and every unsampled request without an access log): count and
     // time, nothing else. A request id, the principal cell and the response header serve logs and
@@ -129,9 +132,7 @@ export const makeRequestInstrument: Effect.Effect<RequestInstrument> = Effect.ge
       Effect.withFiber((fiber) => {
         const start = performance.now()
         return Effect.onExit(effect, (exit) => {
-          if (!options.metrics) return Effect.void
-          const method = METHODS.has(request.method) ? request.method : "OTHER"
-          recordRequest(method, routeOf(request.url), exit._tag === "Success" ? ops.status(exit.value) : 500, (performance.now() - start) / 1000, fiber.context)
+          if (options.metrics) countRequest(request, exit._tag === "Success" ? ops.status(exit.value) : 500, start, fiber.context)
           return Effect.void
         })
       })

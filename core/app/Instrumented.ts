@@ -87,10 +87,10 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
         const name = requested ?? model.defaultModel
         return set.has(name) || name === model.defaultModel ? name : "other"
       }
-      // The names are listed once, on the first call; after that the label costs no step of its own.
+      // The names are listed once, on the first call; after that the label is found with no step of its own.
       const withLabel = <A, E>(requested: string | undefined, f: (label: string) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
         known !== undefined
-          ? Effect.suspend(() => f(labelIn(known!, requested)))
+          ? f(labelIn(known, requested))
           : Effect.flatMap(model.models, (list) => f(labelIn(known ??= new Set(list.map((m) => m.id)), requested)))
       const labelOf = (requested: string | undefined) => withLabel(requested, (label) => Effect.succeed(label))
       return ChatModel.of({
@@ -110,9 +110,7 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
             })
             return spannedIn(fiber, measured, "chat.model.complete", { attributes: { "gen_ai.request.model": label } })
           }
-          return known !== undefined
-            ? Effect.withFiber((fiber) => timed(fiber, labelIn(known!, request.model)))
-            : withLabel(request.model, (label) => Effect.withFiber((fiber) => timed(fiber, label)))
+          return withLabel(request.model, (label) => Effect.withFiber((fiber) => timed(fiber, label)))
         },
         stream: (request) =>
           Stream.unwrap(Effect.map(labelOf(request.model), (label) => {

@@ -11,7 +11,7 @@
  * the outage once and the recovery once, and every request tries Redis first,
  * so recovery needs nothing but Redis coming back.
  */
-import { Clock, Context, Duration, Effect, Layer, Metric } from "effect"
+import { Clock, Context, Duration, Effect, type Fiber, Layer, Metric } from "effect"
 import { type Redis, RateLimiter } from "effect/persistence"
 import { spanned, spannedIn } from "../store/Spans.ts"
 import { AuthError, type Principal } from "./AuthError.ts"
@@ -64,12 +64,20 @@ const consume = (limiter: RateLimiter.RateLimiter, principal: Principal) =>
     key: principal.keyName
   })
 
-/** Counts refusals and names the principal for the access log (every authenticated request passes here). */
+/** Names the principal for the access log (every authenticated request passes here). */
+const notePrincipal = (fiber: Fiber.Fiber<unknown, unknown>, principal: Principal) => {
+  fiber.getRef(RequestPrincipal).keyName = principal.keyName
+}
+
+/** Counts a refusal by its reason. */
+const countRefusal = (error: AuthError): Effect.Effect<void> =>
+  error.reason === "rate_limited" || error.reason === "limiter_unavailable" ? Metric.update(rejected[error.reason], 1) : Effect.void
+
+/** Counts refusals and names the principal. */
 const counted = (principal: Principal, effect: Effect.Effect<void, AuthError>): Effect.Effect<void, AuthError> =>
   Effect.withFiber((fiber) => {
-    fiber.getRef(RequestPrincipal).keyName = principal.keyName
-    return Effect.tapError(effect, (error) =>
-      error.reason === "rate_limited" || error.reason === "limiter_unavailable" ? Metric.update(rejected[error.reason], 1) : Effect.void)
+    notePrincipal(fiber, principal)
+    return Effect.tapError(effect, countRefusal)
   })
 
 export class RateLimits extends Context.Service<RateLimits, {
@@ -98,12 +106,11 @@ export class RateLimits extends Context.Service<RateLimits, {
     return RateLimits.of({
       check: (principal) =>
         Effect.withFiber((fiber) => {
-          fiber.getRef(RequestPrincipal).keyName = principal.keyName
+          notePrincipal(fiber, principal)
           const waitMs = buckets.take(principal.keyName, principal.requestsPerMinute, windowMs, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
-          const outcome = waitMs === -1
-            ? Effect.void
-            : Effect.andThen(Metric.update(rejected.rate_limited, 1), Effect.fail(exceeded(principal, Duration.millis(waitMs))))
-          return spannedIn(fiber, outcome, CHECK_SPAN)
+          if (waitMs === -1) return spannedIn(fiber, Effect.void, CHECK_SPAN)
+          const error = exceeded(principal, Duration.millis(waitMs))
+          return spannedIn(fiber, Effect.andThen(countRefusal(error), Effect.fail(error)), CHECK_SPAN)
         })
     })
   })

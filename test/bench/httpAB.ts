@@ -61,9 +61,18 @@ try {
     stdio: ["ignore", "pipe", "inherit"]
   })
   server = child
+  // Bounded: a server that neither listens nor exits must not hang the bench.
   await new Promise<void>((ready, fail) => {
-    child.stdout!.on("data", (data) => String(data).includes("listening") && ready())
-    child.once("exit", (code) => fail(new Error(`the server exited (${code}) before listening`)))
+    const timer = setTimeout(() => fail(new Error("the server did not listen within 60 s")), 60_000)
+    child.stdout!.on("data", (data) => {
+      if (!String(data).includes("listening")) return
+      clearTimeout(timer)
+      ready()
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      fail(new Error(`the server exited (${code}) before listening`))
+    })
   })
   const load = (url: string, duration: number) =>
     new Promise<autocannon.Result>((done, fail) =>

@@ -13,7 +13,7 @@
  *   kind "timeout", and a stream never ends silently (StreamNormalizer);
  * - error messages carry the upstream's explanation but never a credential.
  */
-import { Cause, Clock, Deferred, Duration, Effect, Exit, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, type Fiber, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import type { ChatChunk, ChatResult } from "../../chat/ChatCompletion.ts"
@@ -256,12 +256,14 @@ export const make = Effect.gen(function*() {
   // Spans without Effect.fn: its call-site and span stack captures are two Errors per request. One
   // step up to the tries, the clock read from the fiber (each Effect step costs up to a microsecond).
   const complete = (target: UpstreamTarget, request: ChatRequest): Effect.Effect<ChatResult, UpstreamError> =>
-    Effect.withFiber((fiber) => {
-      if (!urlOf(target.baseUrl).valid) return spannedIn(fiber, invalidUrl(target), "OpenAiUpstream.complete")
-      const deadline = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe() + target.timeouts.totalMs
-      const body = JSON.stringify(upstreamBody(target.model, target.params, request, false, target.requestDefaults))
-      return spannedIn(fiber, withRetries(target, deadline, completeOnce(target, request, body, deadline)), "OpenAiUpstream.complete")
-    })
+    Effect.withFiber((fiber) => spannedIn(fiber, completeFrom(fiber, target, request), "OpenAiUpstream.complete"))
+
+  const completeFrom = (fiber: Fiber.Fiber<unknown, unknown>, target: UpstreamTarget, request: ChatRequest): Effect.Effect<ChatResult, UpstreamError> => {
+    if (!urlOf(target.baseUrl).valid) return invalidUrl(target)
+    const deadline = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe() + target.timeouts.totalMs
+    const body = JSON.stringify(upstreamBody(target.model, target.params, request, false, target.requestDefaults))
+    return withRetries(target, deadline, completeOnce(target, request, body, deadline))
+  }
 
   // --- streams ------------------------------------------------------------------
 

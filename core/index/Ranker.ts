@@ -94,17 +94,20 @@ export const rankTopK = (
     const requiredIds = new Set<number>(query.requiredTermIds)
     for (const phrase of query.phrases) for (const id of phrase.termIds) requiredIds.add(id)
     if (requiredIds.size === 0) {
-      const primed = primedThreshold(index, query, cursors, limit, cluster)
       // Without exclusions or site: filters, a query may be ranked term at a time, and shared.
       const unfiltered = filter === undefined && query.skipTo === undefined
+      const channel = shared?.channel
+      const sharing = unfiltered && channel !== undefined && channel.usable && postingsOf(cursors) >= channel.minPostings
+      // The helper may be asleep: told now, it is awake when the chunks are handed out.
+      if (sharing) channel!.prepare()
+      const primed = primedThreshold(index, query, cursors, limit, cluster)
       const plan = unfiltered && strategy !== "maxScore" ? termAtATimePlan(cursors, primed) : undefined
       const chunked: ChunkedRanking = {
         strategy: plan !== undefined && (strategy === "termAtATime" || prefersTermAtATime(cursors, plan)) ? "termAtATime" : "maxScore",
         plan,
         primed
       }
-      const channel = shared?.channel
-      const bounds = unfiltered && channel !== undefined && channel.usable ? chunkBounds(index, cursors, channel.minPostings) : undefined
+      const bounds = sharing ? chunkBounds(index, cursors, channel!.minPostings) : undefined
       if (bounds !== undefined && channel!.post({ images: shared!.images, k: limit, clustered: cluster !== undefined, strategy: chunked.strategy, primed, bounds }, query.terms)) {
         const started = performance.now()
         let ranked = 0
@@ -113,8 +116,11 @@ export const rankTopK = (
         const outcome = channel!.finish((2 * (performance.now() - started)) / Math.max(1, ranked))
         if (outcome.pairs !== undefined) for (let i = 0; i < outcome.pairs.docs.length; i++) heap.offer(outcome.pairs.docs[i]!, outcome.pairs.scores[i]!)
         if (outcome.chunks.length > 0) rankLeftChunks(index, query, heap, chunked, channel!, outcome.chunks)
-      } else if (chunked.strategy === "termAtATime") rankTermAtATime(index, cursors, plan!, heap, primed)
-      else maxScore(cursors, heap, filter, query.skipTo, primed)
+      } else {
+        if (sharing) channel!.unprepare()
+        if (chunked.strategy === "termAtATime") rankTermAtATime(index, cursors, plan!, heap, primed)
+        else maxScore(cursors, heap, filter, query.skipTo, primed)
+      }
     } else conjunctive(index, cursors, requiredIds, query.phrases, heap, filter, query.skipTo)
   } finally {
     closeAll(cursors)
@@ -158,8 +164,7 @@ const rankLeftChunks = (index: InvertedIndex, query: CompiledQuery, heap: TopK, 
  * when the query has fewer than `minPostings` (RankingChannel's): too cheap to share.
  */
 const chunkBounds = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>, minPostings: number): Int32Array | undefined => {
-  let postings = 0
-  for (const cursor of cursors) postings += cursor.df
+  const postings = postingsOf(cursors)
   if (postings < minPostings) return undefined
   const a = index.arrays
   // The postings of all words before doc, by whole blocks.
@@ -184,6 +189,13 @@ const chunkBounds = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>
     bounds[c] = lo
   }
   return bounds
+}
+
+/** The postings of a query's words together: what decides whether it is worth two threads. */
+const postingsOf = (cursors: ReadonlyArray<PostingCursor>): number => {
+  let postings = 0
+  for (const cursor of cursors) postings += cursor.df
+  return postings
 }
 
 const closeAll = (cursors: ReadonlyArray<PostingCursor>) => {

@@ -183,3 +183,71 @@ describe("a helper thread that goes wrong", () => {
     }
   })
 })
+
+describe("a costly query being prepared (the helper kept awake for its post)", () => {
+  const posted = { images: false, k: 10, clustered: false, strategy: "maxScore" as const, primed: 0, bounds: Int32Array.of(0, 50, 100) }
+  const terms = [{ termId: 3, weight: 1 }, { termId: 5, weight: 2 }]
+  /** The helper's part, on this thread: take the posted query, say it is through. */
+  const helperTakes = (helperSide: RankingChannel) => {
+    const taken = helperSide.take()
+    helperSide.done(false)
+    return taken
+  }
+
+  it("is posted and taken as any query; a preparation withdrawn or never posted leaves the channel to the next one", () => {
+    const answering = new RankingChannel()
+    const helperSide = new RankingChannel(answering.buffer)
+    answering.prepare()
+    expect(answering.post(posted, terms)).toBe(true)
+    const taken = helperTakes(helperSide)
+    expect(taken?.bounds).toEqual(posted.bounds)
+    expect(Array.from(taken!.termIds)).toEqual([3, 5])
+    expect(answering.finish(1).pairs).toBeUndefined()
+    // Withdrawn: the next query is posted as usual.
+    answering.prepare()
+    answering.unprepare()
+    expect(answering.post(posted, terms)).toBe(true)
+    expect(helperTakes(helperSide)?.k).toBe(10)
+    answering.finish(1)
+    // Never posted (a query that failed while priming): the next preparation and post go through.
+    answering.prepare()
+    answering.prepare()
+    expect(answering.post({ ...posted, k: 20 }, terms)).toBe(true)
+    expect(helperTakes(helperSide)?.k).toBe(20)
+    answering.finish(1)
+    // A stopped channel is not prepared, and takes nothing.
+    answering.stop()
+    answering.prepare()
+    expect(answering.post(posted, terms)).toBe(false)
+    expect(helperSide.take()).toBeUndefined()
+  })
+
+  it("does not keep a real helper spinning when nothing is posted, and the helper takes part afterwards", async () => {
+    const index = inShared()
+    const helper = startRankingHelper(index, { minPostings })!
+    const helpedIn = (channel: RankingChannel) => {
+      const from = channel.helped
+      for (let q = 0; q < 400 && (channel.helped === from || q < 20); q++) {
+        const words = query()
+        expect(index.rank(words, 15), words).toEqual(one.rank(words, 15))
+      }
+      return channel.helped - from
+    }
+    try {
+      await once(helper.worker, "online")
+      const channel = rankingChannelOf(index)!
+      // Up and ranking (its modules loaded: that work must not count below).
+      expect(helpedIn(channel)).toBeGreaterThan(0)
+      channel.prepare()
+      // A helper spinning on it would burn a core for the whole wait; it looks for half a millisecond, then sleeps.
+      const before = process.cpuUsage()
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      const used = process.cpuUsage(before)
+      expect((used.user + used.system) / 1000).toBeLessThan(200)
+      channel.unprepare()
+      expect(helpedIn(channel)).toBeGreaterThan(0)
+    } finally {
+      helper.stop()
+    }
+  })
+})

@@ -8,7 +8,7 @@
  */
 import { type Analyzer, TokenKind } from "./analysis/Analyzer.ts"
 import { ByteWriter, IntWriter } from "./ByteWriter.ts"
-import { blockSize, type FieldSpec, InvertedIndex, type InvertedIndexArrays, fieldNorm, maxFieldLength, runShift, runSize, runsPerBlock } from "./InvertedIndex.ts"
+import { blockSize, type FieldSpec, InvertedIndex, type InvertedIndexArrays, fieldNorm, maxFieldLength, noRunPositions, runShift, runSize, runsPerBlock } from "./InvertedIndex.ts"
 
 const utf8 = new TextEncoder()
 
@@ -234,6 +234,7 @@ export class InvertedIndexBuilder {
     const blockRunMax = new Uint8Array(blockTotal * runsPerBlock)
     const blockRunLastDoc = new Int32Array(blockTotal * runsPerBlock)
     const blockRunOffset = new Uint16Array(blockTotal * runsPerBlock)
+    const blockRunPositions = new Uint16Array(blockTotal * runsPerBlock).fill(noRunPositions)
     const runMax = new Float64Array(runsPerBlock)
     const postings = new ByteWriter(Math.max(1024, this.logPayload.length + postingCount * 2))
     const positions = new ByteWriter(Math.max(1024, this.logPositions.length))
@@ -270,7 +271,11 @@ export class InvertedIndexBuilder {
         const run = (i % blockSize) >>> runShift
         if (multiBlock) {
           // Runs: where each starts, and (written until the run is full) its last document.
-          if (i % runSize === 0) blockRunOffset[block * runsPerBlock + run] = postings.length - blockPostings[block]!
+          if (i % runSize === 0) {
+            blockRunOffset[block * runsPerBlock + run] = postings.length - blockPostings[block]!
+            const positionsFrom = positions.length - blockPositions[block]!
+            blockRunPositions[block * runsPerBlock + run] = positionsFrom < noRunPositions ? positionsFrom : noRunPositions
+          }
           blockRunLastDoc[block * runsPerBlock + run] = doc
         }
         postings.writeVarint(doc - previous - 1)
@@ -309,7 +314,7 @@ export class InvertedIndexBuilder {
 
     const arrays: InvertedIndexArrays = {
       termBytes, termOffsets, termDf, termPostings, termPositions, termMaxTfn, termFirstBlock,
-      blockLastDoc, blockPostings, blockPositions, blockMaxTfn, blockRunMax, blockRunLastDoc, blockRunOffset,
+      blockLastDoc, blockPostings, blockPositions, blockMaxTfn, blockRunMax, blockRunLastDoc, blockRunOffset, blockRunPositions,
       postings: postings.toBytes(), positions: positions.toBytes(), docLengths
     }
     return new InvertedIndex({ documentCount: n, fields: this.fields, k1: this.k1, b: this.b, averageLengths }, arrays)

@@ -13,7 +13,8 @@
  *
  * Sections are found by name in the table. The run data (`*.blockRunMax`, `*.blockRunLastDoc`,
  * `*.blockRunOffset`) was added within version 2: a snapshot without it loads, and its blocks
- * are read whole, as they were when it was written.
+ * are read whole, as they were when it was written. So was `*.blockRunPositions` (where each
+ * run's positions start), later still: without it positions are found from the block's start.
  *
  * Decoding checks magic, version, length and checksum before it reads anything else, then
  * maps every section as a typed-array view over the same buffer (copying once only when the
@@ -96,7 +97,8 @@ interface SnapshotMeta {
 
 const invertedArrayNames: ReadonlyArray<keyof InvertedIndexArrays> = [
   "termBytes", "termOffsets", "termDf", "termPostings", "termPositions", "termMaxTfn", "termFirstBlock",
-  "blockLastDoc", "blockPostings", "blockPositions", "blockMaxTfn", "blockRunMax", "blockRunLastDoc", "blockRunOffset", "postings", "positions", "docLengths"
+  "blockLastDoc", "blockPostings", "blockPositions", "blockMaxTfn", "blockRunMax", "blockRunLastDoc", "blockRunOffset", "blockRunPositions", "postings",
+  "positions", "docLengths"
 ]
 /** Added within version 2: a snapshot written before them has none, and its blocks are read whole. */
 const runSections = ["blockRunMax", "blockRunLastDoc", "blockRunOffset"] as const
@@ -386,6 +388,8 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): Se
       return fail("malformed", `snapshot: ${prefix} has ${runSectionsPresent} of the ${runSections.length} run sections (${runSections.join(", ")}): all or none`)
     }
     const hasRuns = runSectionsPresent === runSections.length
+    const hasRunPositions = sections.has(`${prefix}.blockRunPositions`)
+    if (hasRunPositions && !hasRuns) return fail("malformed", `snapshot: ${prefix} has blockRunPositions without the run sections (${runSections.join(", ")})`)
     const t = termDf.length
     const arrays: InvertedIndexArrays = {
       termBytes: get(`${prefix}.termBytes`, "u8"),
@@ -403,6 +407,8 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): Se
       blockRunMax: hasRuns ? get(`${prefix}.blockRunMax`, "u8", blockMaxTfn.length * runsPerBlock) : new Uint8Array(0),
       blockRunLastDoc: hasRuns ? get(`${prefix}.blockRunLastDoc`, "i32", blockMaxTfn.length * runsPerBlock) : new Int32Array(0),
       blockRunOffset: hasRuns ? get(`${prefix}.blockRunOffset`, "u16", blockMaxTfn.length * runsPerBlock) : new Uint16Array(0),
+      // Later still: without it, positions are found from each block's start.
+      blockRunPositions: hasRunPositions ? get(`${prefix}.blockRunPositions`, "u16", blockMaxTfn.length * runsPerBlock) : new Uint16Array(0),
       postings: get(`${prefix}.postings`, "u8"),
       positions: get(`${prefix}.positions`, "u8"),
       docLengths: get(`${prefix}.docLengths`, "u16", m.documentCount * m.fields.length)

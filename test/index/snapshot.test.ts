@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
+import { endOfPostings, noRunPositions, PostingCursor, runsPerBlock } from "../../core/index/InvertedIndex.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot, openSnapshot, SnapshotError, type SnapshotSource } from "../../core/index/Snapshot.ts"
 import { sampleDocuments, sampleQueries } from "./corpus.ts"
@@ -115,6 +116,24 @@ describe("snapshots", () => {
   })
 })
 
+type SectionEdit = (sections: Array<{ name: string; count: number }>) => Array<{ name: string; count: number }>
+
+/** A snapshot with its section table edited and signed again (how a file written before a section is made from a new one). */
+const editSections = (bytes: Uint8Array, edit: SectionEdit) => {
+  const out = bytes.slice()
+  const header = new DataView(out.buffer)
+  const metaLength = header.getUint32(28, true)
+  const meta = JSON.parse(new TextDecoder().decode(out.subarray(32, 32 + metaLength))) as { sections: Array<{ name: string; count: number }> }
+  meta.sections = edit(meta.sections)
+  const json = new TextEncoder().encode(JSON.stringify(meta))
+  out.fill(0x20, 32, 32 + metaLength)
+  out.set(json, 32)
+  const hash = jsXxHash32(xxhash32(out.subarray(28, 32), xxhash32(out.subarray(0, 24))))
+  hash.update(out.subarray(32))
+  header.setUint32(24, hash.digest(), true)
+  return out
+}
+
 /**
  * Run data (each run of 16 postings: its best frequency, last document and first byte) came
  * after format version 2 was fixed, as extra sections: a snapshot written before it has none,
@@ -131,21 +150,7 @@ describe("snapshots written before run data", () => {
     text: Array.from({ length: 5 + Math.floor(random() * 100) }, word).join(" ")
   }))
   const bytes = encodeSnapshot(buildIndex(docs, { proximity: 0, nearDuplicateBits: -1 }))
-  /** The snapshot with its section table edited and signed again. */
-  const withSections = (edit: (sections: Array<{ name: string; count: number }>) => Array<{ name: string; count: number }>) => {
-    const out = bytes.slice()
-    const header = new DataView(out.buffer)
-    const metaLength = header.getUint32(28, true)
-    const meta = JSON.parse(new TextDecoder().decode(out.subarray(32, 32 + metaLength))) as { sections: Array<{ name: string; count: number }> }
-    meta.sections = edit(meta.sections)
-    const json = new TextEncoder().encode(JSON.stringify(meta))
-    out.fill(0x20, 32, 32 + metaLength)
-    out.set(json, 32)
-    const hash = jsXxHash32(xxhash32(out.subarray(28, 32), xxhash32(out.subarray(0, 24))))
-    hash.update(out.subarray(32))
-    header.setUint32(24, hash.digest(), true)
-    return out
-  }
+  const withSections = (edit: SectionEdit) => editSections(bytes, edit)
   const withoutRuns = withSections((sections) => sections.filter((s) => !s.name.includes(".blockRun")))
 
   it("load, with their blocks read whole", () => {
@@ -175,6 +180,90 @@ describe("snapshots written before run data", () => {
       const ranked = (index: SearchIndex) => index.rank(query, 10, { collapse: false }).map((r) => `${r.doc}:${r.score.toFixed(9)}`)
       expect(ranked(old), query).toEqual(ranked(current))
     }
+  })
+})
+
+/**
+ * Where each run's positions start (`blockRunPositions`), added after the run data: proximity
+ * re-ranking and phrases find a posting's positions from its run's start instead of walking the
+ * block. A snapshot without it loads and answers the same, walking; so does a run whose
+ * positions start past what 16 bits hold (a word hundreds of times in each of its pages).
+ */
+describe("snapshots written before run positions", () => {
+  const random = seeded(11)
+  const vocabulary = Array.from({ length: 200 }, (_, i) => `v${i}`)
+  const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length + 1)) - 1))]!
+  const docs = Array.from({ length: 3000 }, (_, i) => ({
+    url: `https://positions.example/${String(i).padStart(5, "0")}`,
+    title: Array.from({ length: 1 + Math.floor(random() * 4) }, word).join(" "),
+    // Every fifth page repeats "tango" hundreds of times: its blocks' positions pass 65,535 bytes.
+    text: [...Array.from({ length: 5 + Math.floor(random() * 120) }, word), ...(i % 5 === 0 ? Array.from({ length: 800 }, (_, k) => (k % 3 === 0 ? "tango zorba" : "tango")) : [])].join(" ")
+  }))
+  const bytes = encodeSnapshot(buildIndex(docs, { nearDuplicateBits: -1 }))
+  const withoutRunPositions = editSections(bytes, (sections) => sections.filter((s) => !s.name.endsWith(".blockRunPositions")))
+  const queries = [
+    ...Array.from({ length: 150 }, () => Array.from({ length: 2 + Math.floor(random() * 3) }, word).join(" ")),
+    ...Array.from({ length: 50 }, () => `"${word()} ${word()}" ${word()}`),
+    "tango zorba", "\"tango zorba\"", "tango v1 v2", "\"zorba tango tango\" v3"
+  ]
+
+  it("have run positions now, some too far into their block for 16 bits", () => {
+    const web = decodeSnapshot(bytes).parts.web
+    expect(web.hasRunPositions).toBe(true)
+    const starts = web.arrays.blockRunPositions
+    expect(starts.length).toBe(web.arrays.blockRunLastDoc.length)
+    expect(starts.filter((s) => s > 0 && s !== noRunPositions).length).toBeGreaterThan(100)
+    // "tango"'s first block is full: its later runs start past 65,534 bytes of positions.
+    const first = web.arrays.termFirstBlock[web.lookup("tango")]!
+    const runs = Array.from(starts.subarray(first * runsPerBlock, (first + 1) * runsPerBlock))
+    expect(runs[0]).toBe(0)
+    expect(runs[1]).toBeGreaterThan(0)
+    expect(runs.at(-1)).toBe(noRunPositions)
+  })
+
+  it("give every posting's positions, as walking the block does, every other posting and every posting read", () => {
+    const current = decodeSnapshot(bytes).parts.web
+    const old = decodeSnapshot(withoutRunPositions).parts.web
+    const body = current.meta.fields.findIndex((f) => f.name === "body")
+    const positionsOf = (web: typeof current, term: string, step: number) => {
+      const cursor = new PostingCursor(web, web.lookup(term), 1)
+      const out: Array<string> = []
+      let buffer: Int32Array = new Int32Array(4)
+      for (let i = 0; cursor.doc !== endOfPostings; i++, cursor.next()) {
+        if (i % step !== 0) continue
+        const { positions, count } = cursor.positionsIn(body, buffer)
+        buffer = positions
+        out.push(`${cursor.doc}:${positions.subarray(0, count).join(",")}`)
+      }
+      cursor.close()
+      return out
+    }
+    for (const term of ["tango", "zorba", "v0", "v3"]) {
+      for (const step of [1, 2, 37]) expect(positionsOf(current, term, step), `${term} every ${step}`).toEqual(positionsOf(old, term, step))
+    }
+    expect(positionsOf(current, "tango", 1).length).toBe(600)
+  })
+
+  it("load without them and answer the same: proximity, phrases, snippets", () => {
+    const current = decodeSnapshot(bytes)
+    const old = decodeSnapshot(withoutRunPositions)
+    expect(old.parts.web.hasRunPositions).toBe(false)
+    expect(old.parts.web.hasRuns).toBe(true)
+    for (const query of queries) {
+      const ranked = (index: SearchIndex) => index.rank(query, 20).map((r) => `${r.doc}:${r.score.toFixed(9)}`)
+      expect(ranked(current), query).toEqual(ranked(old))
+      expect(current.search(query, 10), query).toEqual(old.search(query, 10))
+    }
+    expect(current.rank("\"tango zorba\"", 10).length).toBe(10)
+  })
+
+  it("are refused without the run data they belong to, or with the wrong length", () => {
+    const orphan = refusal(editSections(bytes, (sections) => sections.filter((s) => !/\.blockRun(Max|LastDoc|Offset)$/.test(s.name))))
+    expect(orphan.reason).toBe("malformed")
+    expect(orphan.message).toBe("snapshot: web has blockRunPositions without the run sections (blockRunMax, blockRunLastDoc, blockRunOffset)")
+    const short = refusal(editSections(bytes, (sections) => sections.map((s) => (s.name === "web.blockRunPositions" ? { ...s, count: s.count - 8 } : s))))
+    expect(short.reason).toBe("malformed")
+    expect(short.message).toMatch(/^snapshot: section web\.blockRunPositions has \d+ entries, expected \d+$/)
   })
 })
 

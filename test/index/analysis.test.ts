@@ -94,13 +94,33 @@ describe("analysis", () => {
     expect(filtered.length).toBeGreaterThanOrEqual(6)
   })
 
+  it("keeps a word's first two letters in every stem of three letters or more (what analyzeFor's filter looks at)", () => {
+    // Random words of letters, syllables and the suffixes Porter rewrites; a term of one or two
+    // letters is looked for by its initial alone ("eyed" is "ei", "ies" is "i").
+    const random = seeded(17)
+    const letters = "abcdefghijklmnopqrstuvwxyz"
+    const syllables = ["a", "e", "i", "o", "u", "y", "b", "c", "s", "t", "at", "bl", "iz", "ss", "ey", "ay"]
+    const suffixes = ["", "s", "es", "ies", "sses", "ed", "eed", "ing", "y", "ly", "ational", "tional", "izer", "ation", "ness", "ful", "ive", "ize", "e", "ement", "ent"]
+    const analyzer = new Analyzer()
+    let checked = 0
+    for (let n = 0; n < 30_000; n++) {
+      const head = letters[Math.floor(random() * 26)]! + Array.from({ length: Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]!).join("")
+      const word = head + suffixes[Math.floor(random() * suffixes.length)]!
+      const term = analyzer.normalizeWord(random() < 0.5 ? word : word[0]!.toUpperCase() + word.slice(1))
+      if (term.length < 3) continue
+      checked++
+      expect(term.slice(0, 2), word).toBe(word.slice(0, 2))
+    }
+    expect(checked).toBeGreaterThan(10_000)
+  })
+
   it("analyzeFor passes over runs of words none of which it looks for, and nothing else", () => {
     // Random texts of ASCII words, connectors, symbols and letters past ASCII, looking for the
     // terms of a few of the same pieces: the same matches as analyze. The pieces include stems
     // that change a word's second letter ("ays" is "ai") or leave one letter ("eed" is "e").
     const random = seeded(3)
     const pieces = [
-      "data", "node", "run", "runs", "x", "io", "ays", "Days", "eyed", "eed", "o'reilly", "don’t", "c++", "C#", "x.y",
+      "data", "node", "run", "runs", "x", "io", "ays", "Days", "eyed", "eed", "o'reilly", "don’t", "c++", "C#", "x.y", "ies", "flies", "Relational", "ayed",
       ".", "-", "_", "/", "::", "'s", "++", "#", " ", " ", "é", "Über", "東京", "\n"
     ]
     const pick = () => pieces[Math.floor(random() * pieces.length)]!

@@ -72,30 +72,52 @@ export class Analyzer {
   }
 
   /**
-   * Like `analyze`, but only words whose first letter may start one of `terms` are normalised
-   * and emitted (stemming and folding keep a word's first letter), and runs of ASCII words of
-   * which none may are passed over without being split into tokens. Snippets use it to find the
-   * query's words in long texts. Positions are not counted: the sink's are not the index's.
+   * Like `analyze`, but only words whose first two characters may start one of `terms` are
+   * normalised and emitted (folding an ASCII word lowercases it; stemming keeps the first two
+   * letters of a stem of three or more, while a term of one or two letters is looked for by its
+   * initial alone), and runs of ASCII words of which none may are passed over without being split into tokens. Snippets use
+   * it to find the query's words in long texts. Positions are not counted: the sink's are not the index's.
    */
   analyzeFor(text: string, terms: Iterable<string>, sink: TokenSink): void {
-    // One table kept for every call: a query's snippets call this ten times, and a new 128-byte
-    // typed array is allocated outside V8's heap, at a cost near a short text's whole scan.
-    const initials = this.initialsTable.fill(0)
+    // Tables kept for every call: a query's snippets call this ten times, and a new typed array
+    // is allocated outside V8's heap, at a cost near a short text's whole scan. Only the pairs
+    // set are cleared afterwards (the pair table is 16 KB).
+    this.initialsTable.fill(0)
+    this.marked = 0
     for (const term of terms) {
       const first = term.charCodeAt(0)
-      if (first < 128) initials[first] = 1
-      if (first === 0x2e /* .net */ && term.length > 1 && term.charCodeAt(1) < 128) initials[term.charCodeAt(1)] = 1
+      if (first >= 128) continue
+      // Stemming may change the second letter of a stem of two ("eyed" is "ei"), never of a longer one.
+      this.mark(first, term.length >= 3 ? term.charCodeAt(1) : -1)
+      if (first === 0x2e /* .net */ && term.length > 1 && term.charCodeAt(1) < 128) this.mark(term.charCodeAt(1), term.length >= 4 ? term.charCodeAt(2) : -1)
     }
-    this.initials = initials
+    this.initials = this.initialsTable
     try {
       this.scan(text, sink, 0)
     } finally {
       this.initials = undefined
+      for (let i = 0; i < this.marked; i++) this.pairTable[this.markedPairs[i]!] = 0
     }
   }
 
+  /** A wanted term starts with these two characters (second -1: the term has one). */
+  private mark(first: number, second: number): void {
+    if (second < 0 || second >= 128 || this.marked === this.markedPairs.length) {
+      this.initialsTable[first] = 2 // any second character
+      return
+    }
+    if (this.initialsTable[first] === 0) this.initialsTable[first] = 1
+    const at = first * 128 + second
+    this.pairTable[at] = 1
+    this.markedPairs[this.marked++] = at
+  }
+
+  /** Per ASCII initial: 0 no wanted term starts with it, 1 look at the second character (pairTable), 2 any may follow. */
   private initials: Uint8Array | undefined
   private readonly initialsTable = new Uint8Array(128)
+  private readonly pairTable = new Uint8Array(128 * 128)
+  private readonly markedPairs = new Int32Array(256)
+  private marked = 0
 
   /** Whether a word starting at text[i] may normalise to a wanted term (always true without a filter). */
   private wanted(text: string, i: number): boolean {
@@ -104,7 +126,14 @@ export class Analyzer {
     let c = text.charCodeAt(i)
     if (c >= 128) return true
     if (c >= 65 && c <= 90) c += 32
-    return initials[c] === 1
+    const initial = initials[c]!
+    if (initial !== 1) return initial === 2
+    if (i + 1 >= text.length) return false
+    let d = text.charCodeAt(i + 1)
+    // Past ASCII (a combining mark, a curly apostrophe) or an apostrophe ("O'Reilly" is "oreilly"): it may.
+    if (d >= 128 || d === 0x27) return true
+    if (d >= 65 && d <= 90) d += 32
+    return this.pairTable[c * 128 + d] === 1
   }
 
   private scan(text: string, sink: TokenSink, firstPosition: number): number {

@@ -710,6 +710,39 @@ const proximityWindow = 5
 const maxOccurrences = 4096
 /** Reused by every re-ranking (it runs to the end once started, never two at once): 32 KB is not worth allocating per query. */
 const occurrenceScratch = new Float64Array(maxOccurrences)
+/** An occurrence is position * occurrenceTerms + term: one number sorts by position, then term. */
+const occurrenceTerms = 256
+/** A document's query-term positions, term after term (term j's from termStarts[j] to termEnds[j]), before the merge. */
+const positionScratch = new Int32Array(maxOccurrences)
+const termStarts = new Int32Array(occurrenceTerms)
+const termEnds = new Int32Array(occurrenceTerms)
+/** Past this many terms a sort of the occurrences is quicker than a merge that looks at every term's next one. */
+const maxMergedTerms = 8
+
+/**
+ * A document's occurrences as position * occurrenceTerms + term, ascending (ties: the smaller term first):
+ * exactly what sorting them gives. Each term's positions come sorted, so for a query's few terms
+ * a merge is cheaper: sorting took a quarter of re-ranking's time on 4-word queries (a typed
+ * array's sort, 50 ns an element). Term j's positions are positions[starts[j], ends[j]); `starts`
+ * is used up. Returns how many were written to `out`.
+ */
+export const mergeOccurrences = (positions: Int32Array, starts: Int32Array, ends: Int32Array, terms: number, out: Float64Array): number => {
+  let count = 0
+  for (;;) {
+    let best = -1
+    let bestPosition = 0
+    for (let j = 0; j < terms; j++) {
+      const at = starts[j]!
+      if (at < ends[j]! && (best < 0 || positions[at]! < bestPosition)) {
+        best = j
+        bestPosition = positions[at]!
+      }
+    }
+    if (best < 0) return count
+    out[count++] = bestPosition * occurrenceTerms + best
+    starts[best]!++
+  }
+}
 
 export const rerankByProximity = (
   index: InvertedIndex,
@@ -730,24 +763,32 @@ export const rerankByProximity = (
   let scratch: Int32Array = new Int32Array(16)
   const occurrences = occurrenceScratch
   const accumulated = new Float64Array(terms.length)
-  const termBits = 256
+  const termBits = occurrenceTerms
   // Which terms each document holds in this field comes for free here; snippets use it.
   const masks = depth === ranked.docs.length && terms.length <= maxMaskedTerms ? new Uint32Array(depth) : undefined
   try {
     for (const i of byDoc) {
       const doc = ranked.docs[i]!
       let count = 0
-      for (let j = 0; j < cursors.length && j < termBits; j++) {
+      const m = Math.min(cursors.length, termBits)
+      for (let j = 0; j < m; j++) {
         const cursor = cursors[j]!
+        termStarts[j] = termEnds[j] = count
         cursor.advance(doc)
         if (cursor.doc !== doc) continue
         if (masks !== undefined && cursor.tf(field) > 0) masks[i]! |= 1 << j
         const { positions, count: n } = cursor.positionsIn(field, scratch)
         scratch = positions
-        for (let p = 0; p < n && count < maxOccurrences; p++) occurrences[count++] = positions[p]! * termBits + j
+        for (let p = 0; p < n && count < maxOccurrences; p++) positionScratch[count++] = positions[p]!
+        termEnds[j] = count
       }
       if (count < 2) continue
-      const sorted = occurrences.subarray(0, count).sort()
+      let sorted: Float64Array = occurrences
+      if (m <= maxMergedTerms) mergeOccurrences(positionScratch, termStarts, termEnds, m, occurrences)
+      else {
+        for (let j = 0; j < m; j++) for (let p = termStarts[j]!; p < termEnds[j]!; p++) occurrences[p] = positionScratch[p]! * termBits + j
+        sorted = occurrences.subarray(0, count).sort()
+      }
       for (let t = 0; t < accumulated.length; t++) accumulated[t] = 0
       for (let a = 0; a < count; a++) {
         const positionA = Math.floor(sorted[a]! / termBits)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { blockSize, endOfPostings, PostingCursor } from "../../core/index/InvertedIndex.ts"
-import { rankTopK, type RankStrategy } from "../../core/index/Ranker.ts"
+import { mergeOccurrences, rankTopK, type RankStrategy } from "../../core/index/Ranker.ts"
 import { prefersTermAtATime, termAtATimePlan } from "../../core/index/TermAtATime.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
@@ -440,3 +440,28 @@ describe("posting cursors", () => {
     expect(read).toEqual(expected)
   })
 })
+
+describe("proximity re-ranking's merge of a document's occurrences", () => {
+  it("gives what sorting them gives: by position, then term", () => {
+    const random = seeded(41)
+    for (let n = 0; n < 500; n++) {
+      const terms = 1 + Math.floor(random() * 8)
+      const starts = new Int32Array(terms)
+      const ends = new Int32Array(terms)
+      const positions: Array<number> = []
+      for (let j = 0; j < terms; j++) {
+        starts[j] = positions.length
+        // Sorted per term; terms share positions at times (a compound and its part).
+        const own = Array.from({ length: Math.floor(random() * 12) }, () => Math.floor(random() * 40)).sort((a, b) => a - b)
+        positions.push(...own)
+        ends[j] = positions.length
+      }
+      const encoded = Float64Array.from(Array.from(starts).flatMap((from, j) => positions.slice(from, ends[j]).map((p) => p * 256 + j))).sort()
+      const out = new Float64Array(positions.length)
+      const count = mergeOccurrences(Int32Array.from(positions), starts, ends, terms, out)
+      expect(count).toBe(positions.length)
+      expect(Array.from(out)).toEqual(Array.from(encoded))
+    }
+  })
+})
+

@@ -116,6 +116,20 @@ describe("snapshots", () => {
   })
 })
 
+/** Words prefix0, prefix1, ... drawn with a skew (a few common, most rare), as a language's are. */
+const skewedWords = (random: () => number, prefix: string, size: number) => {
+  const vocabulary = Array.from({ length: size }, (_, i) => `${prefix}${i}`)
+  return () => vocabulary[Math.min(size - 1, Math.floor(Math.exp(random() * Math.log(size + 1)) - 1))]!
+}
+
+/** Pages on `host`: a title of 1-4 words, a text of 5 to 4 + `textWords` words, then `extra(i)`. */
+const skewedPages = (random: () => number, word: () => string, count: number, host: string, textWords: number, extra = (_i: number): Array<string> => []) =>
+  Array.from({ length: count }, (_, i) => ({
+    url: `https://${host}/${String(i).padStart(5, "0")}`,
+    title: Array.from({ length: 1 + Math.floor(random() * 4) }, word).join(" "),
+    text: [...Array.from({ length: 5 + Math.floor(random() * textWords) }, word), ...extra(i)].join(" ")
+  }))
+
 type SectionEdit = (sections: Array<{ name: string; count: number }>) => Array<{ name: string; count: number }>
 
 /** A snapshot with its section table edited and signed again (how a file written before a section is made from a new one). */
@@ -142,13 +156,8 @@ const editSections = (bytes: Uint8Array, edit: SectionEdit) => {
  */
 describe("snapshots written before run data", () => {
   const random = seeded(5)
-  const vocabulary = Array.from({ length: 300 }, (_, i) => `w${i}`)
-  const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length + 1)) - 1))]!
-  const docs = Array.from({ length: 2500 }, (_, i) => ({
-    url: `https://runs.example/${String(i).padStart(5, "0")}`,
-    title: Array.from({ length: 1 + Math.floor(random() * 4) }, word).join(" "),
-    text: Array.from({ length: 5 + Math.floor(random() * 100) }, word).join(" ")
-  }))
+  const word = skewedWords(random, "w", 300)
+  const docs = skewedPages(random, word, 2500, "runs.example", 100)
   const bytes = encodeSnapshot(buildIndex(docs, { proximity: 0, nearDuplicateBits: -1 }))
   const withSections = (edit: SectionEdit) => editSections(bytes, edit)
   const withoutRuns = withSections((sections) => sections.filter((s) => !s.name.includes(".blockRun")))
@@ -191,14 +200,10 @@ describe("snapshots written before run data", () => {
  */
 describe("snapshots written before run positions", () => {
   const random = seeded(11)
-  const vocabulary = Array.from({ length: 200 }, (_, i) => `v${i}`)
-  const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length + 1)) - 1))]!
-  const docs = Array.from({ length: 3000 }, (_, i) => ({
-    url: `https://positions.example/${String(i).padStart(5, "0")}`,
-    title: Array.from({ length: 1 + Math.floor(random() * 4) }, word).join(" "),
-    // Every fifth page repeats "tango" hundreds of times: its blocks' positions pass 65,535 bytes.
-    text: [...Array.from({ length: 5 + Math.floor(random() * 120) }, word), ...(i % 5 === 0 ? Array.from({ length: 800 }, (_, k) => (k % 3 === 0 ? "tango zorba" : "tango")) : [])].join(" ")
-  }))
+  const word = skewedWords(random, "v", 200)
+  // Every fifth page repeats "tango" hundreds of times: its blocks' positions pass 65,535 bytes.
+  const docs = skewedPages(random, word, 3000, "positions.example", 120, (i) =>
+    i % 5 === 0 ? Array.from({ length: 800 }, (_, k) => (k % 3 === 0 ? "tango zorba" : "tango")) : [])
   const bytes = encodeSnapshot(buildIndex(docs, { nearDuplicateBits: -1 }))
   const withoutRunPositions = editSections(bytes, (sections) => sections.filter((s) => !s.name.endsWith(".blockRunPositions")))
   const queries = [

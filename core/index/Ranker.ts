@@ -722,9 +722,9 @@ const maxMergedTerms = 8
 /**
  * A document's occurrences as position * occurrenceTerms + term, ascending (ties: the smaller term first):
  * exactly what sorting them gives. Each term's positions come sorted, so for a query's few terms
- * a merge is cheaper: sorting took a quarter of re-ranking's time on 4-word queries (a typed
- * array's sort, 50 ns an element). Term j's positions are positions[starts[j], ends[j]); `starts`
- * is used up. Returns how many were written to `out`.
+ * a merge is cheaper than a typed array's sort (about 50 ns an element): the heaviest re-rankings
+ * at 56k passages went from 74 to 60 µs. Term j's positions are positions[starts[j], ends[j]);
+ * `starts` is used up. Returns how many were written to `out`.
  */
 export const mergeOccurrences = (positions: Int32Array, starts: Int32Array, ends: Int32Array, terms: number, out: Float64Array): number => {
   let count = 0

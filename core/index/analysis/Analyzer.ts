@@ -75,8 +75,9 @@ export class Analyzer {
    * Like `analyze`, but only words whose first two characters may start one of `terms` are
    * normalised and emitted (folding an ASCII word lowercases it; stemming keeps the first two
    * letters of a stem of three or more, while a term of one or two letters is looked for by its
-   * initial alone), and runs of ASCII words of which none may are passed over without being split into tokens. Snippets use
-   * it to find the query's words in long texts. Positions are not counted: the sink's are not the index's.
+   * initial alone), and runs of ASCII words of which none may are passed over without being
+   * split into tokens. Snippets use it to find the query's words in long texts. Positions are not
+   * counted: the sink's are not the index's.
    */
   analyzeFor(text: string, terms: Iterable<string>, sink: TokenSink): void {
     // Tables kept for every call: a query's snippets call this ten times, and a new typed array
@@ -100,7 +101,7 @@ export class Analyzer {
     }
   }
 
-  /** A wanted term starts with these two characters (second -1: the term has one). */
+  /** A wanted term starts with these two characters (second -1: with `first` and whatever follows). */
   private mark(first: number, second: number): void {
     if (second < 0 || second >= 128 || this.marked === this.markedPairs.length) {
       this.initialsTable[first] = 2 // any second character

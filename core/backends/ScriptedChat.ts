@@ -155,10 +155,10 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
     const failing = replies.find((r) => r.failAfter !== undefined || r.failure !== undefined)
     const result: Effect.Effect<ChatResult, ChatModelError> = failing !== undefined
       ? Effect.fail(failureOf(failing))
-      : withCounter((count) => {
-        const choices = replies.map(choiceOf)
-        return options.reportsUsage === false ? { model: request.model, choices } : { model: request.model, choices, usage: countUsage(count, request, replies) }
-      })
+      : options.reportsUsage === false
+      // No usage to report: the tokenizer is not needed (nor loaded).
+      ? Effect.sync(() => ({ model: request.model, choices: replies.map(choiceOf) }))
+      : withCounter((count) => ({ model: request.model, choices: replies.map(choiceOf), usage: countUsage(count, request, replies) }))
     return delay > 0 ? Effect.andThen(Effect.sleep(delay), result) : result
   }
 

@@ -8,8 +8,9 @@
  */
 /**
  * `make` called once per distinct label set; the same metric, or bundle of metrics, after that.
- * Every call of one labelled function names the same labels in the same order. Found through one map per label, keyed by the label's value:
- * a key string built per call and hashed was 350 ns a lookup, two per request (RequestMetrics).
+ * Every call of one labelled function names the same labels in the same order. Found through one
+ * map per label, keyed by the label's value: a key string built per call and hashed was 350 ns a
+ * lookup, two per request (RequestMetrics).
  */
 export const labelled = <M>(make: (attributes: Readonly<Record<string, string>>) => M) => {
   const root: Level<M> = new Map()

@@ -70,6 +70,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     else this.controller.abort(reason)
   }
 
+  /** A reader stopped before the body ended: the request is aborted. The reason (an Error, whose stack costs about 20 µs) is made only then. */
+  closeEarly() {
+    if (!this.ended && this.failure === undefined) this.abort(new Error("the response body was closed before it ended"))
+  }
+
   onRequestStart(controller: Dispatcher.DispatchController) {
     this.controller = controller
     if (this.abortReason !== undefined) controller.abort(this.abortReason)
@@ -222,7 +227,7 @@ class UndiciResponse implements HttpClientResponse.HttpClientResponse {
       return Effect.andThen(news(exchange), pull)
     })
     return Stream.fromChannel(Channel.fromTransform((_, scope) =>
-      Effect.as(Scope.addFinalizer(scope, Effect.sync(() => exchange.abort(new Error("the response body was closed before it ended")))), pull)
+      Effect.as(Scope.addFinalizer(scope, Effect.sync(() => exchange.closeEarly())), pull)
     ))
   }
 

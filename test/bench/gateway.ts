@@ -9,6 +9,7 @@
  *
  * - throughput: non-streaming requests per second at `connections` in flight (autocannon), and
  *   the CPU time the gateway's process and the upstream's spent per request in that run (Linux);
+ *   then the same for streamed requests (each answer read to its [DONE]);
  * - added latency: p50/p99 of one request at a time, minus the direct path's;
  * - added time to first chunk: streaming, one at a time, first SSE data event (p50 and p99,
  *   minus the direct path's: the streaming half of the added-p99 target).
@@ -146,16 +147,16 @@ for (const path of paths) {
   }
 }
 
-const load = (path: Path) =>
+const load = (path: Path, stream = false) =>
   new Promise<autocannon.Result>((done, fail) =>
-    autocannon({ url: path.url, method: "POST", headers: path.headers, body: bodyOf(path, false), connections, duration: seconds }, (error, result) =>
+    autocannon({ url: path.url, method: "POST", headers: path.headers, body: bodyOf(path, stream), connections, duration: seconds }, (error, result) =>
       error ? fail(error) : done(result)))
 
 /** A throughput run, with the CPU time the gateway's process and the upstream's spent per request. */
-const throughput = async (path: Path) => {
+const throughput = async (path: Path, stream = false) => {
   const gatewayBefore = path.pid === undefined ? 0 : cpuTimeUs(path.pid)
   const upstreamBefore = cpuTimeUs(upstream.pid)
-  const result = await load(path)
+  const result = await load(path, stream)
   const requests = Math.max(1, result.requests.total)
   return {
     result,
@@ -217,6 +218,9 @@ const sequential = async (stream: boolean) => {
 interface Row {
   name: string
   rps: number
+  /** Streamed requests per second; undefined when the path's streaming fails. */
+  streamRps: number | undefined
+  streamCpuUs: number | undefined
   gatewayCpuUs: number | undefined
   upstreamCpuUs: number
   p50: number
@@ -228,9 +232,14 @@ interface Row {
 const rows: Array<Row> = []
 const streamFailures: Array<string> = []
 const runs = new Map<string, Awaited<ReturnType<typeof throughput>>>()
+const streamRuns = new Map<string, Awaited<ReturnType<typeof throughput>>>()
 for (const path of paths) {
   await load(path).catch(() => undefined) // warm-up
   runs.set(path.name, await throughput(path))
+}
+for (const path of paths) {
+  await load(path, true).catch(() => undefined) // warm-up
+  streamRuns.set(path.name, await throughput(path, true))
 }
 const latency = await sequential(false)
 const firstChunk = await sequential(true)
@@ -241,9 +250,13 @@ for (const path of paths) {
   const ttfc = firstChunk.get(path.name)!
   // A path whose streaming fails is reported, not hidden (Portkey's, see the note below).
   if (typeof ttfc === "string") streamFailures.push(`${path.name}: streaming failed: ${ttfc}`)
+  const streamRun = streamRuns.get(path.name)!
+  const streamOk = typeof ttfc !== "string" && streamRun.result.non2xx + streamRun.result.errors === 0
   rows.push({
     name: path.name,
     rps: run.result.requests.average,
+    streamRps: streamOk ? streamRun.result.requests.average : undefined,
+    streamCpuUs: streamOk ? streamRun.gatewayCpuUs : undefined,
     gatewayCpuUs: run.gatewayCpuUs,
     upstreamCpuUs: run.upstreamCpuUs,
     p50: whole.p50,
@@ -256,13 +269,16 @@ for (const path of paths) {
 
 const direct = rows[0]!
 console.log(`Gateway bench: ${connections} connections for ${seconds} s (throughput); ${samples} sequential requests (latency, first chunk); ${process.version}, ${cpus().length} cores\n`)
-const header = ["path", "req/s", "vs direct", "gateway CPU µs/req", "upstream CPU µs/req", "p50 ms", "p99 ms", "added p50", "added p99", "TTFC p50", "added TTFC p50", "added TTFC p99", "errors"]
+const header = ["path", "req/s", "vs direct", "gateway CPU µs/req", "upstream CPU µs/req", "streamed req/s", "vs direct", "gateway CPU µs/stream", "p50 ms", "p99 ms", "added p50", "added p99", "TTFC p50", "added TTFC p50", "added TTFC p99", "errors"]
 const table = rows.map((r) => [
   r.name,
   r.rps.toFixed(0),
   (r.rps / direct.rps).toFixed(2),
   r.gatewayCpuUs === undefined ? "-" : r.gatewayCpuUs.toFixed(0),
   r.upstreamCpuUs.toFixed(0),
+  r.streamRps === undefined ? "failed" : r.streamRps.toFixed(0),
+  r.streamRps === undefined ? "-" : (r.streamRps / direct.streamRps!).toFixed(2),
+  r.streamCpuUs === undefined ? "-" : r.streamCpuUs.toFixed(0),
   r.p50.toFixed(3),
   r.p99.toFixed(3),
   r === direct ? "-" : (r.p50 - direct.p50).toFixed(3),
@@ -282,4 +298,6 @@ if (streamFailures.some((f) => f.startsWith("Portkey"))) {
 }
 console.log(`\nPeriscope vs Portkey throughput: ${(periscopeRow.rps / portkeyRow.rps).toFixed(2)}x; Periscope added p50: ${(periscopeRow.p50 - direct.p50).toFixed(3)} ms`)
 console.log(`Periscope vs the bare node:http proxy (the floor of a Node gateway): ${(periscopeRow.rps / floorRow.rps).toFixed(2)}x its throughput; the floor itself ${(floorRow.rps / direct.rps).toFixed(2)}x direct, added p99 ${(floorRow.p99 - direct.p99).toFixed(3)} ms, added TTFC p99 ${floorRow.ttfc99 === undefined ? "failed" : (floorRow.ttfc99 - direct.ttfc99!).toFixed(3)} ms`)
+const streamedShare = (row: Row) => (row.streamRps === undefined || direct.streamRps === undefined ? "failed" : `${(row.streamRps / direct.streamRps).toFixed(2)}x`)
+console.log(`Streamed (the whole answer read): Periscope ${streamedShare(periscopeRow)} direct, the bare proxy ${streamedShare(floorRow)}`)
 process.exit(0)

@@ -187,6 +187,25 @@ describe("the Node platform's HttpClient (Undici dispatch)", () => {
     expect(request.closedEarly).toBe(true)
   })
 
+  it("closes the connection when a streamed body is closed early, not only when the request's scope ends", async () => {
+    // A scoped client's request is aborted by Effect only when its scope closes; the body's own close comes first.
+    handlers.set("/endless-scoped", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" })
+      const timer = setInterval(() => res.write("tick\n"), 10)
+      res.once("close", () => clearInterval(timer))
+    })
+    const scoped = HttpClient.withScope(client)
+    const closedInScope = await run(Effect.gen(function*() {
+      const response = yield* scoped.get(`${base}/endless-scoped`)
+      const first = yield* Stream.runCollect(Stream.take(response.stream, 2))
+      expect(first.length).toBe(2)
+      const request = yield* Effect.promise(() => arrived("/endless-scoped"))
+      yield* Effect.promise(() => within(request.closed, 2_000, "the closed stream's request, its scope still open"))
+      return request.closedEarly
+    }))
+    expect(closedInScope).toBe(true)
+  })
+
   it("fails with a TransportError naming the cause when nothing listens", async () => {
     const idle = createServer()
     idle.listen(0, "127.0.0.1")

@@ -13,7 +13,7 @@
  *   kind "timeout", and a stream never ends silently (StreamNormalizer);
  * - error messages carry the upstream's explanation but never a credential.
  */
-import { Cause, Clock, Deferred, Duration, Effect, Exit, type Fiber, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, type Fiber, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import type { ChatChunk, ChatResult } from "../../chat/ChatCompletion.ts"
@@ -286,8 +286,7 @@ export const make = Effect.gen(function*() {
     target: UpstreamTarget,
     bytes: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError>,
     normalizer: StreamNormalizer,
-    expired: () => boolean,
-    deadline: Deferred.Deferred<void>
+    expired: () => boolean
   ): Pull.Pull<Chunks, UpstreamError> => {
     let buffer: Array<ChatChunk> = []
     let ended = false
@@ -304,9 +303,10 @@ export const make = Effect.gen(function*() {
         ended = true
         return Effect.andThen(bodyEnd(bytes), Cause.done())
       }
-      // Aborting the request does not wake a pending body read on every client (Undici's stays
-      // pending), so each read also ends when the deadline passes.
-      return Pull.matchEffect(Effect.raceFirst(bytes, Deferred.await(deadline).pipe(Effect.andThen(Effect.interrupt))), {
+      // No race per read: the deadline closes the body's scope, which aborts the request, and an
+      // aborted request ends a pending read on both clients (test/chat/upstreamFailures.test.ts
+      // over fetch, test/fault/chatFaults.test.ts over Undici). A race was two fibers a read.
+      return Pull.matchEffect(bytes, {
         onSuccess: (arrays) => {
           for (let i = 0; i < arrays.length; i++) normalizer.feed(arrays[i]!, buffer)
           return loop()
@@ -362,9 +362,8 @@ export const make = Effect.gen(function*() {
     }
     const normalizer = new StreamNormalizer()
     let expired = false
-    const deadline = Deferred.makeUnsafe<void>()
     const bytes = yield* Stream.toPull(response.stream).pipe(Scope.provide(scope))
-    const rest = chunkPull(target, bytes, normalizer, () => expired, deadline)
+    const rest = chunkPull(target, bytes, normalizer, () => expired)
     const remaining = startedAt + firstTokenMs - (yield* Clock.currentTimeMillis)
     const first = yield* rest.pipe(
       Pull.catchDone(() => Effect.succeed<ReadonlyArray<ChatChunk>>([])),
@@ -375,7 +374,6 @@ export const make = Effect.gen(function*() {
     )
     const expire = Effect.suspend(() => {
       expired = true
-      Deferred.doneUnsafe(deadline, Exit.void)
       return Scope.close(scope, Exit.void)
     })
     return { first, rest, expire } satisfies OpenedStream

@@ -64,15 +64,20 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.signal = undefined
   }
 
+  /** The body ended or failed: nothing is left to abort. */
+  private get settled(): boolean {
+    return this.ended || this.failure !== undefined
+  }
+
   abort(reason: Error) {
-    if (this.ended || this.failure !== undefined) return
+    if (this.settled) return
     if (this.controller === undefined) this.abortReason ??= reason
     else this.controller.abort(reason)
   }
 
   /** A reader stopped before the body ended: the request is aborted. The reason (an Error, whose stack costs about 20 µs) is made only then. */
   closeEarly() {
-    if (!this.ended && this.failure === undefined) this.abort(new Error("the response body was closed before it ended"))
+    if (!this.settled) this.abort(new Error("the response body was closed before it ended"))
   }
 
   onRequestStart(controller: Dispatcher.DispatchController) {

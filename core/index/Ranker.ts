@@ -97,7 +97,8 @@ export const rankTopK = (
       // Without exclusions or site: filters, a query may be ranked term at a time, and shared.
       const unfiltered = filter === undefined && query.skipTo === undefined
       const channel = shared?.channel
-      const sharing = unfiltered && channel !== undefined && channel.usable && postingsOf(cursors) >= channel.minPostings
+      const postings = postingsOf(cursors)
+      const sharing = unfiltered && channel !== undefined && channel.usable && postings >= channel.minPostings
       // The helper may be asleep: told now, it is awake when the chunks are handed out.
       if (sharing) channel!.prepare()
       const primed = primedThreshold(index, query, cursors, limit, cluster)
@@ -107,7 +108,7 @@ export const rankTopK = (
         plan,
         primed
       }
-      const bounds = sharing ? chunkBounds(index, cursors, channel!.minPostings) : undefined
+      const bounds = sharing ? chunkBounds(index, cursors, postings) : undefined
       if (bounds !== undefined && channel!.post({ images: shared!.images, k: limit, clustered: cluster !== undefined, strategy: chunked.strategy, primed, bounds }, query.terms)) {
         const started = performance.now()
         let ranked = 0
@@ -160,12 +161,10 @@ const rankLeftChunks = (index: InvertedIndex, query: CompiledQuery, heap: TopK, 
 /**
  * A costly query's chunks: document ids cut where the query's words' postings, counted by their
  * skip blocks (128 postings a word), reach each rankingChunks-th of the total. Documents of one
- * manual lie together, so equal id ranges could leave one thread most of the work. Undefined
- * when the query has fewer than `minPostings` (RankingChannel's): too cheap to share.
+ * manual lie together, so equal id ranges could leave one thread most of the work. `postings`
+ * is the words' total (postingsOf), which decided that the query is shared.
  */
-const chunkBounds = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>, minPostings: number): Int32Array | undefined => {
-  const postings = postingsOf(cursors)
-  if (postings < minPostings) return undefined
+const chunkBounds = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>, postings: number): Int32Array => {
   const a = index.arrays
   // The postings of all words before doc, by whole blocks.
   const before = (doc: number): number => {

@@ -19,9 +19,10 @@
  * chunk left) -> Idle (read). Before a costly query is posted it may be Preparing (Idle ->
  * Preparing -> Posted): the answering thread is working out the query's primed bound and chunks,
  * and a helper that looks meanwhile stays awake for the post instead of sleeping through it. A
- * posted query the helper has not taken when the answering thread runs out of chunks is withdrawn (Posted -> Idle: one compare-and-swap, which either thread
- * wins). A query given up on is marked in the publication counter (-1), which the helper's next
- * publication then fails on; it goes back to Idle by itself.
+ * posted query the helper has not taken when the answering thread runs out of chunks is
+ * withdrawn (Posted -> Idle: one compare-and-swap, which either thread wins). A query given up
+ * on is marked in the publication counter (-1), which the helper's next publication then fails
+ * on; it goes back to Idle by itself.
  */
 
 const State = { Idle: 0, Posted: 1, Working: 2, Done: 3, Stopped: 4, Preparing: 5 } as const

@@ -464,4 +464,3 @@ describe("proximity re-ranking's merge of a document's occurrences", () => {
     }
   })
 })
-

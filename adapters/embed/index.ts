@@ -40,10 +40,12 @@ export interface PeriscopeOptions {
   /**
    * Search: the engine over snapshot bytes (a file written by `periscope index`),
    * documents for the fixture backend, or any Layer providing WebSearch and ImageSearch.
-   * Default: the fixture backend over Periscope's own sample documents.
+   * Default: the fixture backend over Periscope's own sample documents. `warmUpMs`: answer
+   * warm-up queries made from the snapshot's page titles for about that long on first use, so
+   * later queries find the query path compiled (the Node server does 1500; default 0).
    */
   readonly search?:
-    | { readonly snapshot: Uint8Array }
+    | { readonly snapshot: Uint8Array; readonly warmUpMs?: number }
     | { readonly documents: ReadonlyArray<IndexDocument> }
     | { readonly layer: Layer.Layer<WebSearch | ImageSearch> }
   /**
@@ -112,7 +114,7 @@ export interface Periscope {
 const searchChoiceOf = (search: PeriscopeOptions["search"]): SearchChoice => {
   if (search === undefined) return { _tag: "Fixture", documents: sampleDocuments }
   if ("layer" in search) return { _tag: "Layer", layer: search.layer }
-  if ("snapshot" in search) return { _tag: "EngineBytes", bytes: search.snapshot }
+  if ("snapshot" in search) return { _tag: "EngineBytes", bytes: search.snapshot, warmUpMs: search.warmUpMs }
   return { _tag: "Fixture", documents: search.documents }
 }
 

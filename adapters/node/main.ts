@@ -19,6 +19,7 @@ import { Cause, Deferred, Effect, Exit, Layer } from "effect"
 import { appLayer } from "../../core/app/Application.ts"
 import { setupKeys } from "../../core/app/KeySetup.ts"
 import { searchChoiceOf } from "../../core/app/SearchBackend.ts"
+import { defaultWarmUp } from "../../core/index/WarmUp.ts"
 import type { GatedServer } from "./GatedServer.ts"
 import { startNodeServer } from "./nodeServer.ts"
 import { nodeEngineHooks, nodePlatform } from "./platform.ts"
@@ -106,7 +107,8 @@ const program = Effect.gen(function*() {
   const keys = yield* Effect.provide(setupKeys(settings, "persist"), nodePlatform)
   if (keys.generatedKey !== undefined) yield* announceKey(keys.generatedKey, keys.generatedFile!)
   const services = appLayer(settings, keys.records, {
-    search: searchChoiceOf(settings.search, settings.search.snapshot),
+    // Warm-up queries before the port opens: the first users get a compiled query path (core/index/WarmUp.ts).
+    search: searchChoiceOf(settings.search, settings.search.snapshot, defaultWarmUp.maxMs),
     hooks: nodeEngineHooks(settings)
   }).pipe(Layer.provide(nodePlatform))
   // Everything the handlers need is built before the port opens.

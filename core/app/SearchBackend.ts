@@ -19,6 +19,7 @@ import type { IndexDocument } from "../index/Document.ts"
 import type { SearchIndex } from "../index/SearchIndex.ts"
 import { SnapshotError } from "../index/Snapshot.ts"
 import { decodeSnapshotFast } from "../index/SnapshotLoad.ts"
+import { defaultWarmUp, warmUp } from "../index/WarmUp.ts"
 import { parseJsonlLine } from "../ingest/JsonlDocument.ts"
 import { defaultFederationSettings, type FederatedSearch, type FederationSettings } from "../search/FederatedSearch.ts"
 import type { ImageSearch } from "../search/ImageSearch.ts"
@@ -29,10 +30,10 @@ import { IndexStatus } from "./IndexStatus.ts"
 export type SearchServices = WebSearch | ImageSearch
 
 export type SearchChoice =
-  /** The engine over a snapshot file path or http(s) URL. */
-  | { readonly _tag: "Engine"; readonly snapshot: string }
+  /** The engine over a snapshot file path or http(s) URL; `warmUpMs`: warm-up queries once it is opened (default 0, none). */
+  | { readonly _tag: "Engine"; readonly snapshot: string; readonly warmUpMs?: number }
   /** The engine over snapshot bytes the caller holds. */
-  | { readonly _tag: "EngineBytes"; readonly bytes: Uint8Array }
+  | { readonly _tag: "EngineBytes"; readonly bytes: Uint8Array; readonly warmUpMs?: number }
   /** Term overlap over documents; Periscope's own sample pages when none are given. */
   | { readonly _tag: "Fixture"; readonly documents: ReadonlyArray<IndexDocument> }
   /** Term overlap over the documents of a JSONL file. */
@@ -151,11 +152,23 @@ const reloadOn = (location: string, reloads: NonNullable<EngineHooks["reloads"]>
     yield* Effect.forkScoped(Stream.runForEach(reloads.requests, () => reloadOnce))
   }))
 
-const engineFromLocation = (location: string, hooks: EngineHooks) => {
+/**
+ * Answers warm-up queries made from the index's page titles for about `ms` (none for 0), so
+ * the first users do not wait while the JIT compiles the query path (core/index/WarmUp.ts).
+ * Only the first index: a reload's runs the same code, compiled by then.
+ */
+const warmedUp = (index: SearchIndex, ms: number | undefined) =>
+  ms === undefined || ms <= 0 ? Effect.void : Effect.flatMap(
+    Effect.sync(() => warmUp(index, { maxQueries: defaultWarmUp.maxQueries, maxMs: ms })),
+    (report) => Effect.logInfo(`search: warmed up with ${report.queries} queries in ${Math.round(report.ms)} ms`)
+  )
+
+const engineFromLocation = (location: string, warmUpMs: number | undefined, hooks: EngineHooks) => {
   const load = Effect.gen(function*() {
     if (hooks.prepare !== undefined) yield* hooks.prepare(location)
     const index = yield* loadIndex(location, hooks, false)
     yield* Effect.logInfo(`search: ${index.documentCount} documents and ${index.imageCount} images from ${location}`)
+    yield* warmedUp(index, warmUpMs)
     const status = yield* Effect.serviceOption(IndexStatus)
     if (status._tag === "Some") yield* status.value.loaded({ documents: index.documentCount, images: index.imageCount })
     return EngineSearch.layer(index)
@@ -171,9 +184,9 @@ export const searchLayer = (
 ): Layer.Layer<SearchServices, SettingsError, FileSystem.FileSystem | HttpClient.HttpClient> => {
   switch (choice._tag) {
     case "Engine":
-      return engineFromLocation(choice.snapshot, hooks)
+      return engineFromLocation(choice.snapshot, choice.warmUpMs, hooks)
     case "EngineBytes":
-      return Layer.unwrap(Effect.map(decodeOrFail("bytes", choice.bytes), EngineSearch.layer))
+      return Layer.unwrap(Effect.map(Effect.tap(decodeOrFail("bytes", choice.bytes), (index) => warmedUp(index, choice.warmUpMs)), EngineSearch.layer))
     case "Fixture":
       return FixtureSearch.layer(choice.documents)
     case "FixtureFile":
@@ -204,11 +217,12 @@ export const searchChoiceOf = (search: {
   readonly snapshot: string | undefined
   readonly documents: string | undefined
   readonly opensearch?: OpenSearchConfig | undefined
-}, defaultSnapshot: string | undefined): SearchChoice => {
+  readonly warmUpMs?: number | undefined
+}, defaultSnapshot: string | undefined, defaultWarmUpMs = 0): SearchChoice => {
   if (search.backend === "opensearch" && search.opensearch !== undefined) return { _tag: "OpenSearch", config: search.opensearch }
   if (search.backend === "engine") {
     const snapshot = search.snapshot ?? defaultSnapshot
-    if (snapshot !== undefined) return { _tag: "Engine", snapshot }
+    if (snapshot !== undefined) return { _tag: "Engine", snapshot, warmUpMs: search.warmUpMs ?? defaultWarmUpMs }
   }
   if (search.backend === "fixture" && search.documents !== undefined) return { _tag: "FixtureFile", path: search.documents }
   return { _tag: "Fixture", documents: sampleDocuments }

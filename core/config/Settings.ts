@@ -39,6 +39,8 @@ export interface Settings {
     readonly documents: string | undefined
     /** Threads a costly query of the engine is ranked on (1 or 2); undefined: the adapter's default. */
     readonly rankingThreads: number | undefined
+    /** Warm-up queries after the snapshot is opened, in ms (core/index/WarmUp.ts); undefined: the adapter's default. */
+    readonly warmUpMs: number | undefined
     /** The opensearch backend's cluster and index (credentials are environment variable names). */
     readonly opensearch?: OpenSearchConfig | undefined
   }
@@ -147,6 +149,7 @@ export const settingsOf = (
     snapshot: file.search?.snapshot,
     documents: file.search?.documents,
     rankingThreads: file.search?.rankingThreads,
+    warmUpMs: file.search?.warmUpMs,
     opensearch: file.search?.opensearch
   },
   configFile: env.configFile,

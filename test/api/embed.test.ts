@@ -2,6 +2,8 @@
 import { describe, expect, it } from "vitest"
 import { createPeriscope, PeriscopeError } from "../../adapters/embed/index.ts"
 import type { ScriptedEnd } from "../../core/backends/ScriptedChat.ts"
+import { encodeSnapshot } from "../../core/index/Snapshot.ts"
+import { buildIndex } from "../index/support.ts"
 
 const docs = [
   { url: "https://example.org/a", title: "Alpha guide", text: "Alpha is the first letter of the Greek alphabet.", date: "2024-05-01", images: [{ url: "https://example.org/a.png", alt: "Alpha letter" }] },
@@ -21,6 +23,17 @@ describe("createPeriscope", () => {
       { url: "https://example.org/a.png", refUrl: "https://example.org/a", title: "Alpha letter" }
     ])
     await periscope.close()
+  })
+
+  it("searches snapshot bytes, warmed up first when asked, with the same answers", async () => {
+    const bytes = encodeSnapshot(buildIndex(docs))
+    const cold = createPeriscope({ search: { snapshot: bytes } })
+    const warm = createPeriscope({ search: { snapshot: bytes, warmUpMs: 200 } })
+    for (const keywords of ["alpha", "beta notes", "greek letter"]) {
+      expect(await warm.webSearch({ keywords })).toEqual(await cold.webSearch({ keywords }))
+    }
+    await cold.close()
+    await warm.close()
   })
 
   it("rejects bad input with the status and message HTTP would give", async () => {

@@ -142,6 +142,7 @@ const rows: Array<FigureRow> = [
   ["snapshot bytes per passage", (f) => (f.snapshotMB === null ? null : (f.snapshotMB * 1e6) / f.documents), 0],
   ["snapshot load in a fresh process, as a server starts (ms; median of 3)", (f) => freshLoadOf(f) ?? null, 0],
   ["snapshot load in the building process / database open (ms)", (f) => f.loadMs, 0],
+  ["warm-up queries after the load, as npm start answers them (ms)", (f) => f.warmUpMs, 0],
   ["AND-like queries/s", (f) => f.andLike.qps, 0],
   ["AND-like p99 (ms)", (f) => f.andLike.p99Ms, 2],
   ["OR-like queries/s", (f) => f.orLike.qps, 0],

@@ -109,6 +109,7 @@ const rows: Array<FigureRow> = [
   ["resident set before reading the corpus (MB)", (f) => f.baselineRssMB, 1],
   ["snapshot / index files (MB)", (f) => f.snapshotMB, 1],
   ["snapshot load / database open (ms)", (f) => f.loadMs, 0],
+  ["warm-up queries after the load, as npm start answers them (ms)", (f) => f.warmUpMs, 0],
   ["AND-like queries/s", (f) => f.andLike.qps, 0],
   ["AND-like p50 (ms)", (f) => f.andLike.p50Ms, 2],
   ["AND-like p99 (ms)", (f) => f.andLike.p99Ms, 2],

@@ -2,7 +2,7 @@
  * The Node server's life as an operator sees it, on the real process
  * (`node adapters/node/main.ts`): requests sent from the moment of spawn
  * are refused or answered, never left hanging (the port opens only when
- * the index is loaded); the PID is logged and kept in the data directory;
+ * the index is loaded and warmed up); the PID is logged and kept in the data directory;
  * SIGHUP reloads while requests keep being answered; SIGTERM answers new
  * requests 503, lets a whole completion in flight finish, ends an open
  * stream with an error event and [DONE] before the grace period, removes
@@ -63,6 +63,8 @@ describe("start, SIGHUP and SIGTERM of the Node server", () => {
 
     const pid = server.child.pid!
     expect(server.output()).toContain(`pid ${pid}`)
+    // The index answered its warm-up queries before the port opened (core/index/WarmUp.ts).
+    expect(server.output()).toMatch(/search: warmed up with [1-9]\d* queries in \d+ ms[\s\S]*Periscope ready/)
     expect(readFileSync(join(dataDir, "periscope.pid"), "utf8").trim()).toBe(String(pid))
 
     // SIGHUP: the index is reloaded while requests keep being answered.

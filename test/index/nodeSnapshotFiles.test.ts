@@ -1,11 +1,14 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect } from "effect"
+import { NodeFileSystem } from "@effect/platform-node"
+import { Effect, Layer, Logger } from "effect"
+import { FetchHttpClient } from "effect/http"
 import { afterAll, describe, expect, it } from "vitest"
 import { jsonlToSnapshot } from "../../adapters/node/jsonlSnapshot.ts"
 import { loadSnapshotFile, openInPlace, openSnapshotFile, readSnapshotFile, SnapshotFileError, writeSnapshotFile } from "../../adapters/node/snapshotFile.ts"
 import { nodeEngineHooks } from "../../adapters/node/platform.ts"
+import { searchChoiceOf, searchLayer } from "../../core/app/SearchBackend.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
 import { rankingArraysOf } from "../../core/index/HelperThread.ts"
 import { encodeSnapshot, SnapshotError, TextInSource } from "../../core/index/Snapshot.ts"
@@ -96,6 +99,25 @@ describe("snapshot files (Node)", () => {
       // Its helper thread ends, whatever the assertions said.
       rankingChannelOf(two)?.stop()
     }
+  })
+
+  it("are warmed up before they serve for the time the settings give, and not for 0", async () => {
+    const path = join(dir, "warm.snapshot")
+    await Effect.runPromise(writeSnapshotFile(path, bytes))
+    const logsOf = async (search: { readonly warmUpMs?: number }, defaultWarmUpMs?: number) => {
+      const messages: Array<string> = []
+      const logger = Logger.make((options) => void messages.push(String(options.message)))
+      const settings = settingsOf({ search: { rankingThreads: 1, ...search } })
+      const choice = searchChoiceOf(settings.search, path, defaultWarmUpMs)
+      const layer = searchLayer(choice, nodeEngineHooks(settings)).pipe(Layer.provide(NodeFileSystem.layer), Layer.provide(FetchHttpClient.layer))
+      await Effect.runPromise(Effect.scoped(Layer.build(layer)).pipe(Effect.provide(Logger.layer([logger]))))
+      return messages.join("\n")
+    }
+    expect(await logsOf({}, 200)).toMatch(/search: warmed up with [1-9]\d* queries in \d+ ms/)
+    expect(await logsOf({ warmUpMs: 100 })).toMatch(/search: warmed up with [1-9]\d* queries in \d+ ms/)
+    const off = await logsOf({ warmUpMs: 0 }, 200)
+    expect(off).toContain(`search: ${sampleDocuments.length} documents`)
+    expect(off).not.toContain("warmed up")
   })
 
   it("refuse to write where a folder stands", async () => {

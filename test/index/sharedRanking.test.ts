@@ -12,6 +12,7 @@ import { rankingArraysOf } from "../../core/index/HelperThread.ts"
 import { RankingChannel, sharedRankingPostings } from "../../core/index/RankingChannel.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot } from "../../core/index/Snapshot.ts"
+import { warmUp } from "../../core/index/WarmUp.ts"
 import { buildIndex, pagesWithNearDuplicates, rankingChannelOf, seeded } from "./support.ts"
 
 const random = seeded(29)
@@ -105,6 +106,14 @@ describe("ranking shared with a helper thread", () => {
         const words = query()
         expect(index.rank(words, 100), words).toEqual(one.rank(words, 100))
       }
+      expect(channel.helped).toBeGreaterThan(0)
+    })
+  })
+
+  it("takes part in the warm-up queries, so its thread is warmed too", async () => {
+    // Every query shared, however cheap: the warm-up's queries of title words are the test's subject.
+    await withHelper({ minPostings: 1 }, (index, channel) => {
+      for (let round = 0; round < 20 && channel.helped === 0; round++) warmUp(index, { maxQueries: 100, maxMs: 60_000 })
       expect(channel.helped).toBeGreaterThan(0)
     })
   })

@@ -65,7 +65,11 @@ describe("search section of the config file", () => {
       [{ cache: { ttlSeconds: { day: -5 } } }, /^search\.cache\.ttlSeconds\.day: must be an integer from 0 to 604800/],
       [{ rankingThreads: 3 }, /^search\.rankingThreads: must be 1 or 2/],
       [{ rankingThreads: 1.5 }, /^search\.rankingThreads: must be 1 or 2/],
-      [{ rankingThreads: "2" }, /^search\.rankingThreads: must be 1 or 2/]
+      [{ rankingThreads: "2" }, /^search\.rankingThreads: must be 1 or 2/],
+      [{ warmUpMs: -1 }, /^search\.warmUpMs: must be an integer from 0 to 60000/],
+      [{ warmUpMs: 60_001 }, /^search\.warmUpMs: must be an integer from 0 to 60000/],
+      [{ warmUpMs: 2.5 }, /^search\.warmUpMs: must be an integer from 0 to 60000/],
+      [{ warmUpMs: "1500" }, /^search\.warmUpMs: must be an integer from 0 to 60000/]
     ]
     for (const [search, message] of cases) {
       const decoded = decode({ search })

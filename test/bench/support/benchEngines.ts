@@ -18,6 +18,7 @@ import { defaultEngineOptions, type EngineOptions, IndexBuilder } from "../../..
 import type { SearchIndex } from "../../../core/index/SearchIndex.ts"
 import { decodeSnapshot, encodeSnapshot } from "../../../core/index/Snapshot.ts"
 import { urlWords } from "../../../core/index/UrlNormalizer.ts"
+import { warmUp, type WarmUpReport } from "../../../core/index/WarmUp.ts"
 
 export interface BenchEngine {
   readonly name: string
@@ -35,6 +36,8 @@ export interface BenchEngine {
    * `settled` once its background work is over.
    */
   readonly open?: (path: string) => Promise<{ readonly settled: Promise<unknown> }>
+  /** After open: the warm-up its server does before it serves, if any (Periscope: core/index/WarmUp.ts, as `npm start`). */
+  readonly warm?: () => WarmUpReport
 }
 
 const { title: titleBoost, url: urlBoost } = defaultEngineOptions.fieldWeights
@@ -65,7 +68,8 @@ const periscopeWith = (name: string, options?: EngineOptions, rankingThreads = d
       const opened = await Effect.runPromise(openInPlace(path, { rankingThreads }))
       index = opened.index
       return opened
-    }
+    },
+    warm: () => warmUp(index!)
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * One engine of the search benchmark, alone in its own process so heaps are not shared:
- * build from the corpus, measure memory after a full GC, save and reload a snapshot,
- * then time the AND-like and OR-like query sets (after one warm-up pass), with snippets and,
+ * build from the corpus, measure memory after a full GC, save and reload a snapshot (and warm
+ * it up as the engine's server does before serving), then time the AND-like and OR-like query sets (after one warm-up pass), with snippets and,
  * for engines that can leave them out, without. Prints one JSON line with the figures on stdout.
  *
  * Run by test/bench/search.ts and scale.ts as:
@@ -32,6 +32,9 @@ export interface WorkerFigures extends QuerySetFigures {
   readonly snapshotMB: number | null
   readonly saveMs: number
   readonly loadMs: number | null
+  /** The warm-up after the load, as the engine's server does it before serving (null: none). */
+  readonly warmUpMs: number | null
+  readonly warmUpQueries: number | null
 }
 
 const main = async () => {
@@ -61,6 +64,8 @@ const main = async () => {
   const loadStart = performance.now()
   let loaded: unknown = engine.open !== undefined ? await engine.open(snapshotPath) : await engine.load(readFileSync(snapshotPath))
   const loadMs = performance.now() - loadStart
+  // Then what the server does before it opens its port (Periscope answers warm-up queries), timed apart.
+  const warmed = engine.open !== undefined ? engine.warm?.() : undefined
   if (engine.open !== undefined) await (loaded as { settled: Promise<unknown> }).settled
   loaded = undefined
   void loaded
@@ -83,6 +88,8 @@ const main = async () => {
     snapshotMB: bytes.length / 1e6,
     saveMs,
     loadMs,
+    warmUpMs: warmed?.ms ?? null,
+    warmUpQueries: warmed?.queries ?? null,
     ...timed
   }
   process.stdout.write(`${JSON.stringify(figures)}\n`)

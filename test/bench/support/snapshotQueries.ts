@@ -1,6 +1,6 @@
 /**
  * One round of the scale bench's query timing: a fresh process opens a snapshot as `npm start`
- * does, waits until the page text is read in, and times both query sets with snippets and
+ * does (with its warm-up queries, core/index/WarmUp.ts), waits until the page text is read in, and times both query sets with snippets and
  * without (one warm-up pass first). The scale bench runs it for each size in rotating rounds, so
  * that 100k and 1M are timed minutes apart at most and their ratio can be paired within a round.
  * Prints one JSON line: {"andLike", "orLike", "andLikeBare", "orLikeBare"} of LatencyFigures.
@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { defaultRankingThreads, openInPlace } from "../../../adapters/node/snapshotFile.ts"
+import { warmUp } from "../../../core/index/WarmUp.ts"
 import type { BenchQueries } from "./benchQueries.ts"
 import { timeQuerySets } from "./queryTiming.ts"
 
@@ -19,6 +20,7 @@ const rankingThreads = threads === undefined ? defaultRankingThreads() : Number(
 if (rankingThreads !== 1 && rankingThreads !== 2) throw new Error(`ranking threads must be 1 or 2, got ${threads}`)
 const queries = JSON.parse(readFileSync(queriesPath, "utf8")) as BenchQueries
 const { index, settled } = await Effect.runPromise(openInPlace(snapshotPath, { rankingThreads }))
+warmUp(index)
 const text = await settled
 if (text !== "held") throw new Error(`${snapshotPath}: the page text was not read in (${text})`)
 

@@ -121,12 +121,17 @@ describe("analysis", () => {
     const random = seeded(3)
     const pieces = [
       "data", "node", "run", "runs", "x", "io", "ays", "Days", "eyed", "eed", "o'reilly", "don’t", "c++", "C#", "x.y", "ies", "flies", "Relational", "ayed",
-      ".", "-", "_", "/", "::", "'s", "++", "#", " ", " ", "é", "Über", "東京", "\n"
+      ".", "-", "_", "/", "::", "'s", "++", "#", " ", " ", "é", "Über", "東京", "\n",
+      // A combining mark, a space and a dash past ASCII, an astral letter, a digit first, a letter past ASCII inside a word.
+      "e\u0301", "\u00a0", "—", "\u{1d400}x", "2d", "2", "naïve", "ve"
     ]
     const pick = () => pieces[Math.floor(random() * pieces.length)]!
     const analyzer = new Analyzer()
-    for (let n = 0; n < 400; n++) {
-      const text = Array.from({ length: 40 }, pick).join("")
+    let long = 0
+    for (let n = 0; n < 2_000; n++) {
+      // Every fourth text long enough to be passed over by regular expression, not by the loop.
+      const text = Array.from({ length: n % 4 === 0 ? 900 : 40 }, pick).join("")
+      if (text.length >= 2048) long++
       const wanted = [...new Set(Array.from({ length: 1 + Math.floor(random() * 3) }, () => terms(pick()).map((t) => t.term)).flat())]
       const found = (emit: (sink: TokenSink) => void) => {
         const out: Array<string> = []
@@ -137,5 +142,6 @@ describe("analysis", () => {
       }
       expect(found((sink) => analyzer.analyzeFor(text, wanted, sink)), `${text} / ${wanted.join(" ")}`).toEqual(found((sink) => analyzer.analyze(text, sink)))
     }
+    expect(long).toBeGreaterThan(400)
   })
 })

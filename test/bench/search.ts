@@ -11,7 +11,11 @@
  * shows each engine's median round, with ratios against MiniSearch, and the issue's targets
  * against Xapian are checked on the median of the ratios paired within a round.
  *
- * Run: node test/bench/search.ts [--rounds 3] [engine ...]
+ * `--pages`: the same pages whole, not cut into passages (what `periscope index` makes of a
+ * folder of HTML files: texts of 9,000 characters and more, where snippets cost the most); its
+ * files go to .cache/bench/pages. The issue's targets are checked on passages.
+ *
+ * Run: node test/bench/search.ts [--rounds 3] [--pages] [engine ...]
  *   engines: periscope periscope-one-thread periscope-no-proximity xapian-inmemory xapian-glass minisearch orama flexsearch (default: all)
  */
 import { execFileSync } from "node:child_process"
@@ -28,26 +32,27 @@ import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
 import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const allEngines = ["periscope", "periscope-one-thread", "periscope-no-proximity", "xapian-inmemory", "xapian-glass", "minisearch", "orama", "flexsearch"]
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: "string", default: "3" } } })
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: "string", default: "3" }, pages: { type: "boolean", default: false } } })
+const unit = values.pages ? "pages" : "passages"
 const rounds = wholeNumberOption("--rounds", values.rounds)
 const engines = positionals.length > 0 ? positionals : allEngines
 for (const engine of engines) if (!allEngines.includes(engine)) throw new Error(`unknown engine ${engine}; choose from ${allEngines.join(", ")}`)
-const minimumDocuments = 50_000
+const minimumDocuments = values.pages ? 5_000 : 50_000
 
-const corpus = ensurePassageCorpus()
+const corpus = ensurePassageCorpus(values.pages)
 if (corpus._tag === "Missing") {
   if (process.env.CI === "true") throw new Error(`search benchmark corpus missing under CI=true: ${corpus.reason}`)
   console.log(`[skip] Debian documentation corpus unavailable: ${corpus.reason}`)
   process.exit(0)
 }
-if (corpus.count < minimumDocuments) throw new Error(`corpus has ${corpus.count} passages, fewer than ${minimumDocuments}`)
+if (corpus.count < minimumDocuments) throw new Error(`corpus has ${corpus.count} ${unit}, fewer than ${minimumDocuments}`)
 
 const workDir = dirname(corpus.path)
 const queriesPath = join(workDir, "queries.json")
 const titles = readFileSync(corpus.path, "utf8").split("\n").filter((l) => l.length > 0).map((l) => (JSON.parse(l) as { title: string }).title)
 const queries = makeBenchQueries(titles)
 writeFileSync(queriesPath, JSON.stringify(queries))
-console.log(`corpus: ${corpus.count} passages (${corpus.path}); queries: ${queries.andLike.length} AND-like, ${queries.orLike.length} OR-like`)
+console.log(`corpus: ${corpus.count} ${unit} (${corpus.path}); queries: ${queries.andLike.length} AND-like, ${queries.orLike.length} OR-like`)
 console.log(`examples: AND-like "${queries.andLike[0]}", "${queries.andLike[1]}"; OR-like "${queries.orLike[0]}", "${queries.orLike[1]}"`)
 
 const snapshotDir = join(workDir, "snapshots")
@@ -119,7 +124,7 @@ const rows: Array<FigureRow> = [
   ...bareAndResultRows
 ]
 const mini = results.find((r) => r.engine.startsWith("MiniSearch"))
-console.log(`\n${results[0]?.documents ?? 0} documents, node ${process.version}, ${rounds} round${rounds === 1 ? "" : "s"} (engines in rotating order; each engine's median round by queries/s; ratios below are medians of ratios paired within a round); query sets with snippets where the engine makes them (Periscope, Xapian)\n`)
+console.log(`\n${results[0]?.documents ?? 0} documents (${unit}), node ${process.version}, ${rounds} round${rounds === 1 ? "" : "s"} (engines in rotating order; each engine's median round by queries/s; ratios below are medians of ratios paired within a round); query sets with snippets where the engine makes them (Periscope, Xapian)\n`)
 console.log(`| measure | ${results.map((r) => r.engine).join(" | ")} |`)
 console.log(`|---|${results.map(() => "---").join("|")}|`)
 for (const [label, value, digits] of rows) {
@@ -173,7 +178,7 @@ for (const engine of [periscope, results.find((r) => r.engine === "Periscope, on
   }
 }
 if (checks.length > 0) {
-  console.log("\nTargets:")
+  console.log(values.pages ? "\nThe issue's targets, checked on whole pages here (they are set on passages):" : "\nTargets:")
   for (const [label, ok] of checks) console.log(`  ${ok ? "met " : "MISS"}  ${label}`)
 }
 

@@ -1,6 +1,7 @@
 /**
  * The search benchmark's corpus: real Debian documentation pages split into passages
- * (one document per section), cached as JSONL in .cache/bench so reruns skip the parsing.
+ * (one document per section), cached as JSONL in .cache/bench so reruns skip the parsing; or
+ * the same pages whole (`--pages`: what `periscope index` makes of a folder of HTML files).
  *
  * Pages are parsed with htmlparser2: text inside the page's main region, without
  * navigation, sidebars, scripts or header links, cut at every h1-h4 heading. Each
@@ -13,6 +14,7 @@ import type { IndexDocument } from "../../../core/index/Document.ts"
 import { type DocPage, largePackages, loadDebianDocs, readPage } from "../../support/debianDocs.ts"
 
 export const passageCachePath = resolve(import.meta.dirname, "../../../.cache/bench/debian-passages.jsonl")
+export const pageCachePath = resolve(import.meta.dirname, "../../../.cache/bench/pages/debian-pages.jsonl")
 
 /** Passages shorter than this carry no text worth a document (a heading alone, "See also"). */
 const minPassageChars = 40
@@ -160,28 +162,37 @@ export const pagePassages = (page: DocPage, html: string): Array<IndexDocument> 
   return out
 }
 
+/** One page whole: its sections' headings and text in order, under the page's title. */
+export const wholePage = (page: DocPage, html: string): IndexDocument | undefined => {
+  const { title, sections } = splitPage(html)
+  const text = sections.map((s) => (s.heading.length > 0 ? `${s.heading}\n\n${s.text}` : s.text)).join("\n\n").trim()
+  return text.length < minPassageChars ? undefined : { url: page.url, title, text }
+}
+
 export type PassageCorpus =
   | { readonly _tag: "Ready"; readonly path: string; readonly count: number }
   | { readonly _tag: "Missing"; readonly reason: string }
 
-/** Builds the passage corpus once (about a minute) and returns the cached JSONL file. */
-export const ensurePassageCorpus = (): PassageCorpus => {
-  const countFile = `${passageCachePath}.count`
-  if (existsSync(passageCachePath) && existsSync(countFile)) {
-    return { _tag: "Ready", path: passageCachePath, count: Number(readFileText(countFile)) }
+/** Builds the passage corpus (or, `pages`, the whole-page one) once (about a minute) and returns the cached JSONL file. */
+export const ensurePassageCorpus = (pages = false): PassageCorpus => {
+  const path = pages ? pageCachePath : passageCachePath
+  const countFile = `${path}.count`
+  if (existsSync(path) && existsSync(countFile)) {
+    return { _tag: "Ready", path, count: Number(readFileText(countFile)) }
   }
   const corpus = loadDebianDocs(largePackages)
   if (corpus._tag === "Missing") return corpus
-  mkdirSync(dirname(passageCachePath), { recursive: true })
+  mkdirSync(dirname(path), { recursive: true })
   const lines: Array<string> = []
   for (const page of corpus.pages) {
-    for (const passage of pagePassages(page, readPage(page))) lines.push(JSON.stringify(passage))
+    const documents = pages ? [wholePage(page, readPage(page))].filter((d) => d !== undefined) : pagePassages(page, readPage(page))
+    for (const document of documents) lines.push(JSON.stringify(document))
   }
-  const tmp = `${passageCachePath}.tmp`
+  const tmp = `${path}.tmp`
   writeFileSync(tmp, lines.join("\n") + "\n")
-  renameSync(tmp, passageCachePath)
+  renameSync(tmp, path)
   writeFileSync(countFile, String(lines.length))
-  return { _tag: "Ready", path: passageCachePath, count: lines.length }
+  return { _tag: "Ready", path, count: lines.length }
 }
 
 const readFileText = (path: string): string => readFileSync(path, "utf8")

@@ -94,7 +94,7 @@ describe("analysis", () => {
     expect(filtered.length).toBeGreaterThanOrEqual(6)
   })
 
-  it("keeps a word's first two letters in every stem of three letters or more (what analyzeFor's filter looks at)", () => {
+  it("keeps a word's first two letters in every stem of three letters or more, and its first three in every stem of four or more (what analyzeFor's filter looks at)", () => {
     // Random words of letters, syllables and the suffixes Porter rewrites; a term of one or two
     // letters is looked for by its initial alone ("eyed" is "ei", "ies" is "i").
     const random = seeded(17)
@@ -103,15 +103,20 @@ describe("analysis", () => {
     const suffixes = ["", "s", "es", "ies", "sses", "ed", "eed", "ing", "y", "ly", "ational", "tional", "izer", "ation", "ness", "ful", "ive", "ize", "e", "ement", "ent"]
     const analyzer = new Analyzer()
     let checked = 0
+    let longer = 0
     for (let n = 0; n < 30_000; n++) {
       const head = letters[Math.floor(random() * 26)]! + Array.from({ length: Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]!).join("")
       const word = head + suffixes[Math.floor(random() * suffixes.length)]!
       const term = analyzer.normalizeWord(random() < 0.5 ? word : word[0]!.toUpperCase() + word.slice(1))
       if (term.length < 3) continue
       checked++
-      expect(term.slice(0, 2), word).toBe(word.slice(0, 2))
+      expect(term.slice(0, 2), word).toBe(word.slice(0, 2).toLowerCase())
+      if (term.length < 4) continue
+      longer++
+      expect(term.slice(0, 3), word).toBe(word.slice(0, 3).toLowerCase())
     }
     expect(checked).toBeGreaterThan(10_000)
+    expect(longer).toBeGreaterThan(5_000)
   })
 
   it("analyzeFor passes over runs of words none of which it looks for, and nothing else", () => {
@@ -121,6 +126,8 @@ describe("analysis", () => {
     const random = seeded(3)
     const pieces = [
       "data", "node", "run", "runs", "x", "io", "ays", "Days", "eyed", "eed", "o'reilly", "don’t", "c++", "C#", "x.y", "ies", "flies", "Relational", "ayed",
+      // Words sharing their first two letters, not their third: the filter looks at three.
+      "interpolate", "Internal", "int", "he'll", "hello", "O'Neil", "keys", "key", "relay", "reliable",
       ".", "-", "_", "/", "::", "'s", "++", "#", " ", " ", "é", "Über", "東京", "\n",
       // A combining mark, a space and a dash past ASCII, an astral letter, a digit first, a letter past ASCII inside a word.
       "e\u0301", "\u00a0", "—", "\u{1d400}x", "2d", "2", "naïve", "ve"
@@ -129,8 +136,9 @@ describe("analysis", () => {
     const analyzer = new Analyzer()
     let long = 0
     for (let n = 0; n < 2_000; n++) {
-      // Every fourth text long enough to be passed over by regular expression, not by the loop.
-      const text = Array.from({ length: n % 4 === 0 ? 900 : 40 }, pick).join("")
+      // Every fourth text long enough to be passed over by regular expression, not by the loop;
+      // every other one of words apart (runs of their own), the rest run together.
+      const text = Array.from({ length: n % 4 === 0 ? 900 : 40 }, pick).join(n % 8 < 4 ? " " : "")
       if (text.length >= 2048) long++
       const wanted = [...new Set(Array.from({ length: 1 + Math.floor(random() * 3) }, () => terms(pick()).map((t) => t.term)).flat())]
       const found = (emit: (sink: TokenSink) => void) => {

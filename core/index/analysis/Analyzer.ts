@@ -82,25 +82,29 @@ export class Analyzer {
   }
 
   /**
-   * Like `analyze`, but only words whose first two characters may start one of `terms` are
-   * normalised and emitted (folding an ASCII word lowercases it; stemming keeps the first two
-   * letters of a stem of three or more, while a term of one or two letters is looked for by its
-   * initial alone), and runs of ASCII words of which none may are passed over without being
-   * split into tokens. Snippets use it to find the query's words in long texts. Positions are not
+   * Like `analyze`, but only words whose first three characters may start one of `terms` are
+   * normalised and emitted (folding an ASCII word lowercases it; stemming keeps the first three
+   * letters of a stem of four or more and the first two of a stem of three, "key" is "kei",
+   * while a term of one or two letters is looked for by its initial alone), and runs of ASCII
+   * words of which none may are passed over without being split into tokens. Snippets use it to find the query's words in long texts. Positions are not
    * counted: the sink's are not the index's.
    */
   analyzeFor(text: string, terms: Iterable<string>, sink: TokenSink): void {
     // Tables kept for every call: a query's snippets call this ten times, and a new typed array
     // is allocated outside V8's heap, at a cost near a short text's whole scan. Only the pairs
-    // set are cleared afterwards (the pair table is 16 KB).
+    // set are cleared afterwards (the pair table is 32 KB).
     this.initialsTable.fill(0)
     this.marked = 0
     for (const term of terms) {
       const first = term.charCodeAt(0)
       if (first >= 128) continue
-      // Stemming may change the second letter of a stem of two ("eyed" is "ei"), never of a longer one.
-      this.mark(first, term.length >= 3 ? term.charCodeAt(1) : -1)
-      if (first === 0x2e /* .net */ && term.length > 1 && term.charCodeAt(1) < 128) this.mark(term.charCodeAt(1), term.length >= 4 ? term.charCodeAt(2) : -1)
+      // Stemming may change the second letter of a stem of two ("eyed" is "ei") and the third of a
+      // stem of three ("key" is "kei"), never the first three of a longer one (58,000 words of the
+      // bench's corpus checked; the analysis tests check random ones).
+      this.mark(first, term.length >= 3 ? term.charCodeAt(1) : -1, term.length >= 4 ? term.charCodeAt(2) : -1)
+      if (first === 0x2e /* .net */ && term.length > 1 && term.charCodeAt(1) < 128) {
+        this.mark(term.charCodeAt(1), term.length >= 4 ? term.charCodeAt(2) : -1, term.length >= 5 ? term.charCodeAt(3) : -1)
+      }
     }
     this.initials = this.initialsTable
     this.starts = undefined
@@ -114,15 +118,26 @@ export class Analyzer {
   }
 
   /** A wanted term starts with these two characters (second -1: with `first` and whatever follows). */
-  private mark(first: number, second: number): void {
+  private mark(first: number, second: number, third: number): void {
     if (second < 0 || second >= 128 || this.marked === this.markedPairs.length) {
       this.initialsTable[first] = 2 // any second character
       return
     }
     if (this.initialsTable[first] === 0) this.initialsTable[first] = 1
     const at = first * 128 + second
-    this.pairTable[at] = 1
-    this.markedPairs[this.marked++] = at
+    let pair = this.pairTable[at]!
+    if (pair === 0) {
+      const slot = this.marked++
+      this.markedPairs[slot] = at
+      this.thirds.fill(0, slot * 4, slot * 4 + 4)
+      pair = slot + 2
+    }
+    if (third < 0 || third >= 128 || pair === 1) {
+      this.pairTable[at] = 1 // any third character
+      return
+    }
+    this.pairTable[at] = pair
+    this.thirds[(pair - 2) * 4 + (third >>> 5)]! |= 1 << (third & 31)
   }
 
   /**
@@ -139,10 +154,21 @@ export class Analyzer {
         alternatives.push(`[${bothCases(c)}]`)
         continue
       }
-      // An apostrophe second may be dropped ("O'Reilly" is "oreilly"); so may one past ASCII.
-      let seconds = "'"
-      for (let k = 0; k < this.marked; k++) if (this.markedPairs[k]! >>> 7 === c) seconds += bothCases(this.markedPairs[k]! & 127)
-      alternatives.push(`[${bothCases(c)}][${seconds}]`)
+      // An apostrophe second or third may be dropped ("O'Reilly" is "oreilly"); so may a character
+      // past ASCII, which is a match of its own.
+      alternatives.push(`[${bothCases(c)}]'`)
+      for (let k = 0; k < this.marked; k++) {
+        const at = this.markedPairs[k]!
+        if (at >>> 7 !== c) continue
+        const pair = `[${bothCases(c)}][${bothCases(at & 127)}]`
+        if (this.pairTable[at] === 1) {
+          alternatives.push(pair)
+          continue
+        }
+        let thirds = "'"
+        for (let e = 0; e < 128; e++) if (((this.thirds[k * 4 + (e >>> 5)]! >>> (e & 31)) & 1) === 1) thirds += bothCases(e)
+        alternatives.push(`${pair}[${thirds}]`)
+      }
     }
     // Cases spelled out and no unicode mode: the regexp engine's quickest form (half the time of /iu).
     const source = `${alternatives.length === 0 ? "" : `(?<![A-Za-z0-9])(?:${alternatives.join("|")})|`}[^\\x00-\\x7f]`
@@ -209,7 +235,10 @@ export class Analyzer {
   /** Per ASCII initial: 0 no wanted term starts with it, 1 look at the second character (pairTable), 2 any may follow. */
   private initials: Uint8Array | undefined
   private readonly initialsTable = new Uint8Array(128)
-  private readonly pairTable = new Uint8Array(128 * 128)
+  /** Per ASCII pair: 0 no wanted term starts with it, 1 any third character may follow, 2 + k the third characters of marked pair k may (thirds). */
+  private readonly pairTable = new Uint16Array(128 * 128)
+  /** Per marked pair, the third characters that may follow it: 128 bits. */
+  private readonly thirds = new Int32Array(256 * 4)
   private readonly markedPairs = new Int32Array(256)
   private marked = 0
 
@@ -227,7 +256,13 @@ export class Analyzer {
     // Past ASCII (a combining mark, a curly apostrophe) or an apostrophe ("O'Reilly" is "oreilly"): it may.
     if (d >= 128 || d === 0x27) return true
     if (d >= 65 && d <= 90) d += 32
-    return this.pairTable[c * 128 + d] === 1
+    const pair = this.pairTable[c * 128 + d]!
+    if (pair < 2) return pair === 1
+    if (i + 2 >= text.length) return false
+    let e = text.charCodeAt(i + 2)
+    if (e >= 128 || e === 0x27) return true
+    if (e >= 65 && e <= 90) e += 32
+    return ((this.thirds[(pair - 2) * 4 + (e >>> 5)]! >>> (e & 31)) & 1) === 1
   }
 
   private scan(text: string, sink: TokenSink, firstPosition: number): number {

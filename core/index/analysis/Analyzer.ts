@@ -86,8 +86,8 @@ export class Analyzer {
    * normalised and emitted (folding an ASCII word lowercases it; stemming keeps the first three
    * letters of a stem of four or more and the first two of a stem of three, "key" is "kei",
    * while a term of one or two letters is looked for by its initial alone), and runs of ASCII
-   * words of which none may are passed over without being split into tokens. Snippets use it to find the query's words in long texts. Positions are not
-   * counted: the sink's are not the index's.
+   * words of which none may are passed over without being split into tokens. Snippets use it to
+   * find the query's words in long texts. Positions are not counted: the sink's are not the index's.
    */
   analyzeFor(text: string, terms: Iterable<string>, sink: TokenSink): void {
     // Tables kept for every call: a query's snippets call this ten times, and a new typed array
@@ -117,7 +117,7 @@ export class Analyzer {
     }
   }
 
-  /** A wanted term starts with these two characters (second -1: with `first` and whatever follows). */
+  /** A wanted term starts with these characters (second -1: `first` and whatever follows; third -1: the pair and whatever follows). */
   private mark(first: number, second: number, third: number): void {
     if (second < 0 || second >= 128 || this.marked === this.markedPairs.length) {
       this.initialsTable[first] = 2 // any second character
@@ -142,7 +142,7 @@ export class Analyzer {
 
   /**
    * Where a word that may hold a wanted term can start, as a regular expression: an ASCII word
-   * start whose first two characters `wanted` accepts, or any character past ASCII (folding may
+   * start whose first characters `wanted` accepts, or any character past ASCII (folding may
    * make a letter or mark past ASCII part of a wanted term). Compiled once per set of marked characters.
    */
   private wantedStarts(): RegExp {

@@ -20,6 +20,7 @@ import type { FieldSpec } from "./InvertedIndex.ts"
 import { InvertedIndexBuilder } from "./InvertedIndexBuilder.ts"
 import { clusterNearDuplicates, simhash } from "./NearDuplicates.ts"
 import { SearchIndex } from "./SearchIndex.ts"
+import { longTextChars } from "./SnippetPlaces.ts"
 import { StoredFieldsWriter } from "./StoredFields.ts"
 import { reversedHost, urlWords } from "./UrlNormalizer.ts"
 
@@ -120,11 +121,14 @@ export class IndexBuilder {
     const fingerprintLow = new Uint32Array(pages.length)
     const fingerprintExact = new Uint32Array(pages.length)
     const tokenCounts = new Int32Array(pages.length)
+    const body = fields.findIndex((f) => f.name === "body")
+    const textPositions: Array<number> = []
     const hostOf: Array<string> = []
     let hashes = new Uint32Array(1024)
     for (let doc = 0; doc < pages.length; doc++) {
       const page = pages[doc]!
       web.addDocument(fields.map((f) => f.text(page)))
+      if (body >= 0 && page.text.length >= longTextChars) textPositions.push(doc, web.fieldPositions[body]!)
       stored.add([page.url, page.title, page.text, page.date ?? "", page.lang])
       const sequence = web.sequence
       if (hashes.length < sequence.length) hashes = new Uint32Array(sequence.length * 2)
@@ -173,6 +177,7 @@ export class IndexBuilder {
       pageHost: Int32Array.from(hostOf, (key) => hostId.get(key)!),
       hosts: hosts.finish(),
       pageCluster: clusterNearDuplicates(fingerprintHigh, fingerprintLow, fingerprintExact, tokenCounts, options.nearDuplicateBits),
+      textPositions: Int32Array.from(textPositions),
       pageImages,
       images: images.build(),
       imageFields: imageStored.finish(),

@@ -44,6 +44,8 @@ export class InvertedIndexBuilder {
   private readonly occurrenceField = new IntWriter(1 << 12)
   /** Term ids of the last document's words in positional fields, in order (for near-duplicate fingerprints). */
   readonly sequence = new IntWriter(1 << 12)
+  /** Positions the last document's fields took (the analyzer's count: stop words hold theirs). */
+  readonly fieldPositions: Int32Array
   private field = 0
   private fieldLength = 0
   private readonly sink: (term: string, position: number, start: number, end: number, kind: number) => void
@@ -55,6 +57,7 @@ export class InvertedIndexBuilder {
     this.b = b
     this.lengths = fields.map(() => new IntWriter(1 << 12))
     this.localTf = new Int32Array(this.localTerms.length * fields.length)
+    this.fieldPositions = new Int32Array(fields.length)
     this.sink = (term, position, _start, _end, kind) => {
       const termId = this.termId(term)
       let slot = this.local.get(termId)
@@ -95,7 +98,7 @@ export class InvertedIndexBuilder {
       this.field = k
       this.fieldLength = 0
       const text = texts[k] ?? ""
-      if (text.length > 0) this.analyzer.analyze(text, this.sink)
+      this.fieldPositions[k] = text.length > 0 ? this.analyzer.analyze(text, this.sink) : 0
       this.lengths[k]!.push(this.fieldLength)
     }
     this.flushDocument(doc)

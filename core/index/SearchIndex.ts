@@ -19,7 +19,8 @@ import {
   type SharedRanking
 } from "./Ranker.ts"
 import type { RankingChannel } from "./RankingChannel.ts"
-import { makeSnippet, type SnippetTerms } from "./Snippet.ts"
+import { makeSnippet, type SnippetPlace, snippetIn, type SnippetTerms } from "./Snippet.ts"
+import { placeReach, snippetPlaces } from "./SnippetPlaces.ts"
 import type { StoredFields } from "./StoredFields.ts"
 import { termsInField } from "./TermPresence.ts"
 import { reversedHost } from "./UrlNormalizer.ts"
@@ -39,6 +40,11 @@ export interface SearchIndexParts {
   readonly hosts: StoredFields
   /** Near-duplicate cluster of each page (the smallest page id in it). */
   readonly pageCluster: Int32Array
+  /**
+   * (page, positions its text took) pairs by page, for the pages whose text is long (see
+   * SnippetPlaces); empty in a snapshot written before them, whose snippets scan whole texts.
+   */
+  readonly textPositions: Int32Array
   /** Images of page p are pageImages[p] .. pageImages[p + 1]. */
   readonly pageImages: Uint32Array
   readonly images: InvertedIndex
@@ -140,6 +146,7 @@ export class SearchIndex {
       : termsIn?.field === this.bodyField
       ? termsIn.masks
       : termsInField(this.parts.web, plan.query.terms.map((t) => t.termId), docs, this.bodyField)
+    const places = docs.length === 0 || this.bodyField < 0 ? undefined : this.snippetPlaces(plan.query, docs)
     const hits = Array.from(docs, (doc, i): PageHit => {
       const link = pages.get(doc, PageField.Url)
       const date = pages.get(doc, PageField.Date)
@@ -147,11 +154,36 @@ export class SearchIndex {
         title: pages.get(doc, PageField.Title) || link,
         link,
         // Bit i of a mask: the i-th query word, in the order of the snippet words' map.
-        snippet: makeSnippet(this.analyzer, pages.get(doc, PageField.Text), snippetTerms, inText === undefined ? -1 : inText[i]!),
+        snippet: this.snippet(doc, snippetTerms, inText === undefined ? -1 : inText[i]!, places?.[i]),
         date: date.length > 0 ? date : null
       }
     })
     return { query: keywords, hits }
+  }
+
+  /**
+   * A page's snippet: from the piece of its text around `place` (given for long pages) when the
+   * words found there are as many as the postings put there, else from its whole text.
+   */
+  private snippet(doc: number, terms: SnippetTerms, present: number, place: SnippetPlace | undefined): string {
+    const pages = this.parts.pages
+    if (place !== undefined) {
+      const length = pages.byteLength(doc, PageField.Text)
+      const at = Math.floor(place.at * length)
+      const from = Math.max(0, at - placeReach)
+      const to = Math.min(length, at + placeReach)
+      const part = pages.getPart(doc, PageField.Text, from, to)
+      const found = snippetIn(this.analyzer, part, { before: from > 0, after: to < length }, terms, present, place.words)
+      if (found !== undefined) return found
+    }
+    return makeSnippet(this.analyzer, pages.get(doc, PageField.Text), terms, present)
+  }
+
+  /** Where the long pages among `docs` have their snippets, from the query words' positions in their text. */
+  private snippetPlaces(query: CompiledQuery, docs: Int32Array) {
+    const web = this.parts.web
+    const weights = Float64Array.from(query.terms, (t) => web.idf(t.termId))
+    return snippetPlaces(web, query.terms.map((t) => t.termId), weights, docs, this.bodyField, this.parts.textPositions)
   }
 
   /** Ranked images; one result per image URL. */

@@ -15,6 +15,8 @@
  * `*.blockRunOffset`) was added within version 2: a snapshot without it loads, and its blocks
  * are read whole, as they were when it was written. So was `*.blockRunPositions` (where each
  * run's positions start), later still: without it positions are found from the block's start.
+ * And `pages.textPositions` (how many positions each long page's text took): without it a
+ * snippet scans the page's whole text instead of the part its words' positions point to.
  *
  * Decoding checks magic, version, length and checksum before it reads anything else, then
  * maps every section as a typed-array view over the same buffer (copying once only when the
@@ -112,7 +114,8 @@ const sectionsOf = (parts: SearchIndexParts): Array<[string, Typed]> => {
     ["hosts.bytes", parts.hosts.allBytes()], ["hosts.offsets", parts.hosts.offsets],
     ["imageFields.bytes", parts.imageFields.allBytes()], ["imageFields.offsets", parts.imageFields.offsets],
     ["pageHost", parts.pageHost], ["pageCluster", parts.pageCluster], ["pageImages", parts.pageImages],
-    ["imagePage", parts.imagePage], ["imageCluster", parts.imageCluster], ["imageSize", parts.imageSize]
+    ["imagePage", parts.imagePage], ["imageCluster", parts.imageCluster], ["imageSize", parts.imageSize],
+    ["pages.textPositions", parts.textPositions]
   )
   return out
 }
@@ -445,6 +448,18 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): Se
     imageFields: stored("imageFields", meta.widths.imageFields, imageCount),
     imagePage: get("imagePage", "i32", imageCount),
     imageCluster: get("imageCluster", "i32", imageCount),
-    imageSize: get("imageSize", "i32", imageCount * 2)
+    imageSize: get("imageSize", "i32", imageCount * 2),
+    textPositions: sections.has("pages.textPositions") ? textPositions(get("pages.textPositions", "i32"), pages) : new Int32Array(0)
   }
+}
+
+/** (page, count) pairs, pages increasing and in range: snippets look pages up by halving. */
+const textPositions = (pairs: Int32Array, pages: number): Int32Array => {
+  if (pairs.length % 2 !== 0) return fail("malformed", "snapshot: section pages.textPositions should hold (page, count) pairs")
+  for (let i = 0; i < pairs.length; i += 2) {
+    if (pairs[i]! < 0 || pairs[i]! >= pages || (i > 0 && pairs[i]! <= pairs[i - 2]!) || pairs[i + 1]! < 0) {
+      return fail("malformed", "snapshot: section pages.textPositions should hold pages in increasing order, each once, with counts of 0 or more")
+    }
+  }
+  return pairs
 }

@@ -10,7 +10,7 @@ export const snippetMax = 300
 /** Matches are grouped into windows no wider than this many characters. */
 const windowWidth = 180
 /** Scanning stops after this many matches; the best window is almost always among them. */
-const maxMatches = 512
+export const maxMatches = 512
 const ellipsis = "…"
 /** The matches of the snippet being made (at most maxMatches), kept for every call: makeSnippet never runs inside itself. */
 const matchStarts = new Int32Array(maxMatches)
@@ -45,17 +45,85 @@ const prepare = (terms: SnippetTerms): PreparedTerms => {
 }
 
 /**
+ * Where a long text's snippet is expected (see SnippetPlaces): `at` is the fraction of the text
+ * before it, `words` how many distinct query words the postings put there.
+ */
+export interface SnippetPlace {
+  readonly at: number
+  readonly words: number
+}
+
+/** What a snippet looks for in a text: the query's words it holds, by their index in the weights' order. */
+interface Looked {
+  readonly ready: PreparedTerms
+  readonly looked: ReadonlyArray<string>
+  readonly wanted: number
+}
+
+/** `present` (bit i: the i-th word in the weights' order) masks the words; undefined when none is left. */
+const lookedFor = (terms: SnippetTerms, present: number): Looked | undefined => {
+  const ready = prepare(terms)
+  const all = 2 ** Math.min(ready.terms.length, 31) - 1
+  const wanted = ready.terms.length >= 32 ? -1 : present & all
+  if (ready.terms.length === 0 || wanted === 0) return undefined
+  const looked = wanted === -1 || wanted === all ? ready.terms : ready.terms.filter((_, i) => ((wanted >>> i) & 1) === 1)
+  return { ready, looked, wanted }
+}
+
+/**
  * The snippet of `text` for the query's words; `present` (bit i: the i-th word in the weights'
  * order) names the words the text holds, when the postings told (a word found only in the title
  * or URL would otherwise keep the scan going to the end of the text).
  */
 export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerms, present = -1): string => {
   if (text.length === 0) return ""
-  const { terms: words, ids, weights } = prepare(terms)
-  const all = 2 ** Math.min(words.length, 31) - 1
-  const wanted = words.length >= 32 ? -1 : present & all
-  if (words.length === 0 || wanted === 0) return leadingSnippet(text)
-  const looked = wanted === -1 || wanted === all ? words : words.filter((_, i) => ((wanted >>> i) & 1) === 1)
+  const words = lookedFor(terms, present)
+  if (words === undefined || bestWindow(analyzer, text, words) === 0) return leadingSnippet(text)
+  return windowSnippet(text, best.start, best.end, whole)
+}
+
+/**
+ * The snippet from `part`, a piece of a longer text (`cut.before`: text precedes it; `cut.after`:
+ * text follows), when the words found there are at least `words` of the query's distinct words
+ * in one window; undefined otherwise (the caller then scans the whole text).
+ */
+export const snippetIn = (
+  analyzer: Analyzer,
+  part: string,
+  cut: Edges,
+  terms: SnippetTerms,
+  present: number,
+  words: number
+): string | undefined => {
+  const looked = lookedFor(terms, present)
+  if (looked === undefined) return undefined
+  // Whole words only: a piece cut inside a word could match a query word's tail.
+  let start = 0
+  let end = part.length
+  if (cut.before) while (start < end && !isSpace(part.charCodeAt(start))) start++
+  if (cut.after) while (end > start && !isSpace(part.charCodeAt(end - 1))) end--
+  const text = start === 0 && end === part.length ? part : part.slice(start, end)
+  if (bestWindow(analyzer, text, looked) < Math.max(1, words)) return undefined
+  return windowSnippet(text, best.start, best.end, cut)
+}
+
+/** Whether a text is cut from a longer one before or after: its ends are then not the text's. */
+export interface Edges {
+  readonly before: boolean
+  readonly after: boolean
+}
+
+const whole: Edges = { before: false, after: false }
+
+/** The window `bestWindow` found, kept for every call as the match arrays are. */
+const best = { start: 0, end: 0 }
+
+/**
+ * Finds the window of `text` where the looked-for words gather (the sum of their distinct
+ * weights, plus a little for repeats) into `best`, and returns how many distinct words it holds.
+ */
+const bestWindow = (analyzer: Analyzer, text: string, { ready, looked, wanted }: Looked): number => {
+  const { terms: words, ids, weights } = ready
   const starts = matchStarts
   const ends = matchEnds
   const which = matchTerms
@@ -77,45 +145,46 @@ export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerm
     }
     return distinct === looked.length || count >= maxMatches
   })
-  if (count === 0) return leadingSnippet(text)
-
-  // Best window: sum of distinct term weights, plus a little for repeats.
-  let bestStart = 0
-  let bestEnd = 0
   let bestScore = -1
+  let bestWords = 0
   for (let i = 0; i < count; i++) {
     seen.fill(0, 0, words.length)
     let score = 0
+    let held = 0
     let j = i
     for (; j < count && ends[j]! - starts[i]! <= windowWidth; j++) {
-      score += seen[which[j]!]!++ === 0 ? weights[which[j]!]! : 0.1 * weights[which[j]!]!
+      if (seen[which[j]!]!++ === 0) {
+        score += weights[which[j]!]!
+        held++
+      } else score += 0.1 * weights[which[j]!]!
     }
     if (score > bestScore) {
       bestScore = score
-      bestStart = starts[i]!
-      bestEnd = ends[j - 1]!
+      bestWords = held
+      best.start = starts[i]!
+      best.end = ends[j - 1]!
     }
   }
-  return windowSnippet(text, bestStart, bestEnd)
+  return bestWords
 }
 
 /** The opening of the text, cut at a word boundary. */
 export const leadingSnippet = (text: string): string => {
   const end = cutForward(text, Math.min(text.length, snippetTarget))
-  return finish(text, 0, end)
+  return finish(text, 0, end, whole)
 }
 
-const windowSnippet = (text: string, matchStart: number, matchEnd: number): string => {
+const windowSnippet = (text: string, matchStart: number, matchEnd: number, cut: Edges): string => {
   const spare = Math.max(0, snippetTarget - (matchEnd - matchStart))
   // Context before the first match: a third of the spare room, or back to a sentence start close by.
   let start = Math.max(0, matchStart - Math.floor(spare / 3))
-  const sentence = sentenceStartBefore(text, matchStart, Math.floor(spare * 0.6))
+  const sentence = sentenceStartBefore(text, matchStart, Math.floor(spare * 0.6), cut.before)
   if (sentence >= 0) start = sentence
   else start = cutBackward(text, start)
   const end = Math.max(cutForward(text, Math.min(text.length, start + snippetTarget)), Math.min(text.length, matchEnd))
   // Near the end of the text: take more context from before, so the snippet keeps its length.
   if (end - start < snippetTarget && start > 0) start = cutBackward(text, Math.max(0, end - snippetTarget))
-  return finish(text, start, end)
+  return finish(text, start, end, cut)
 }
 
 const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x3000
@@ -136,27 +205,28 @@ const cutForward = (text: string, i: number): number => {
 
 /**
  * Start of the sentence or paragraph holding `i` (a word after ". ", "! ", "? " or a blank
- * line), when it begins at most `reach` characters before it; -1 otherwise.
+ * line), when it begins at most `reach` characters before it; -1 otherwise. The start of a text
+ * cut from a longer one (`cutBefore`) is no sentence's start.
  */
-const sentenceStartBefore = (text: string, i: number, reach: number): number => {
+const sentenceStartBefore = (text: string, i: number, reach: number, cutBefore: boolean): number => {
   for (let k = i; k > 0 && i - k <= reach; k--) {
     if (isSpace(text.charCodeAt(k)) || !isSpace(text.charCodeAt(k - 1))) continue
     let p = k - 1
     let newlines = 0
     while (p >= 0 && isSpace(text.charCodeAt(p))) if (text.charCodeAt(p--) === 10) newlines++
-    if (p < 0 || newlines >= 2) return k
+    if ((p < 0 && !cutBefore) || newlines >= 2) return k
     const c = text.charCodeAt(p)
     if (c === 46 /* . */ || c === 33 /* ! */ || c === 63 /* ? */ || c === 0x3002 /* 。 */) return k
   }
-  return i === 0 ? 0 : -1
+  return i === 0 && !cutBefore ? 0 : -1
 }
 
 /** Plain text of text[start, end): whitespace collapsed, control characters dropped, ellipses where cut. */
-const finish = (text: string, start: number, end: number): string => {
+const finish = (text: string, start: number, end: number, cut: Edges): string => {
   let body = plainText(text, start, end)
   if (body.length > snippetMax - 2) body = body.slice(0, snippetMax - 2)
-  const prefix = start > 0 ? ellipsis : ""
-  const suffix = end < text.length ? ellipsis : ""
+  const prefix = start > 0 || cut.before ? ellipsis : ""
+  const suffix = end < text.length || cut.after ? ellipsis : ""
   return `${prefix}${body}${suffix}`
 }
 

@@ -41,6 +41,33 @@ export class StoredFields {
     return utf8Decoder.decode(bytes instanceof Uint8Array ? bytes.subarray(start, end) : bytes.read(start, end))
   }
 
+  /** A field's length in UTF-8 bytes. */
+  byteLength(record: number, field: number): number {
+    const i = record * this.width + field
+    return this.offsets[i + 1]! - this.offsets[i]!
+  }
+
+  /**
+   * The text of bytes `from` to `to` of a field, each end moved forward to the first byte of a
+   * character (a field's bytes are UTF-8): a piece of a long text without decoding all of it.
+   */
+  getPart(record: number, field: number, from: number, to: number): string {
+    const i = record * this.width + field
+    const start = this.offsets[i]!
+    const length = this.offsets[i + 1]! - start
+    const first = Math.max(0, Math.min(from, length))
+    const last = Math.max(first, Math.min(to, length))
+    // Three bytes past the end at most: where the last character that `to` cuts ends.
+    const readEnd = Math.min(length, last + 3)
+    const source = this.source
+    const bytes = source instanceof Uint8Array ? source.subarray(start + first, start + readEnd) : source.read(start + first, start + readEnd)
+    let head = 0
+    while (head < bytes.length && (bytes[head]! & 0xc0) === 0x80) head++
+    let tail = last - first
+    while (tail < bytes.length && (bytes[tail]! & 0xc0) === 0x80) tail++
+    return head >= tail ? "" : utf8Decoder.decode(bytes.subarray(head, tail))
+  }
+
   /** Where the bytes are: in memory, or read per field from elsewhere. */
   get bytes(): Uint8Array | ByteRanges {
     return this.source

@@ -2,7 +2,8 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
 import { endOfPostings, noRunPositions, PostingCursor, runsPerBlock } from "../../core/index/InvertedIndex.ts"
-import type { SearchIndex } from "../../core/index/SearchIndex.ts"
+import { SearchIndex } from "../../core/index/SearchIndex.ts"
+import { longTextChars } from "../../core/index/SnippetPlaces.ts"
 import { decodeSnapshot, encodeSnapshot, openSnapshot, SnapshotError, type SnapshotSource } from "../../core/index/Snapshot.ts"
 import { sampleDocuments, sampleQueries } from "./corpus.ts"
 import { fastXxHash32 } from "../../core/index/WasmXxHash32.ts"
@@ -269,6 +270,57 @@ describe("snapshots written before run positions", () => {
     const short = refusal(editSections(bytes, (sections) => sections.map((s) => (s.name === "web.blockRunPositions" ? { ...s, count: s.count - 8 } : s))))
     expect(short.reason).toBe("malformed")
     expect(short.message).toMatch(/^snapshot: section web\.blockRunPositions has \d+ entries, expected \d+$/)
+  })
+})
+
+/**
+ * How many positions each long page's text took (`pages.textPositions`), added later still:
+ * a long page's snippet is read from the piece of its text its words' positions point to. A
+ * snapshot without it loads and makes every snippet from the whole text, as before.
+ */
+describe("snapshots written before the long pages' position counts", () => {
+  const random = seeded(29)
+  const word = skewedWords(random, "p", 400)
+  // Up to 3,000 words of two to four characters: many of the texts are long (8,192 characters or more).
+  const docs = skewedPages(random, word, 80, "long.example", 3000)
+  const bytes = encodeSnapshot(buildIndex(docs, { nearDuplicateBits: -1 }))
+  const without = editSections(bytes, (sections) => sections.filter((s) => s.name !== "pages.textPositions"))
+  const queries = Array.from({ length: 60 }, () => Array.from({ length: 1 + Math.floor(random() * 3) }, word).join(" "))
+  /** The snapshot with pair `i + 1` naming the page of pair `i` again. */
+  const repeated = (i: number) => {
+    const out = bytes.slice()
+    const metaLength = new DataView(out.buffer).getUint32(28, true)
+    const meta = JSON.parse(new TextDecoder().decode(out.subarray(32, 32 + metaLength))) as { sections: Array<{ name: string; offset: number }> }
+    const pairs = new Int32Array(out.buffer, meta.sections.find((s) => s.name === "pages.textPositions")!.offset, 2 * (i + 2))
+    pairs[2 * i + 2] = pairs[2 * i]!
+    return editSections(out, (sections) => sections)
+  }
+
+  it("load without them and answer as an index without them does: the same hits, snippets from whole texts", () => {
+    const current = decodeSnapshot(bytes)
+    const old = decodeSnapshot(without)
+    const long = docs.filter((d) => d.text.length >= longTextChars).length
+    expect(long).toBeGreaterThan(15)
+    expect(current.parts.textPositions.length).toBe(2 * long)
+    expect(old.parts.textPositions.length).toBe(0)
+    const noCounts = new SearchIndex({ ...current.parts, textPositions: new Int32Array(0) })
+    let hits = 0
+    for (const query of queries) {
+      expect(old.search(query, 10), query).toEqual(noCounts.search(query, 10))
+      const links = (index: SearchIndex) => index.search(query, 10).hits.map((h) => h.link)
+      expect(links(current), query).toEqual(links(old))
+      hits += links(current).length
+    }
+    expect(hits).toBeGreaterThan(300)
+  })
+
+  it("are refused when their pairs are not (page, count) in page order", () => {
+    const odd = refusal(editSections(bytes, (sections) => sections.map((s) => (s.name === "pages.textPositions" ? { ...s, count: s.count - 1 } : s))))
+    expect(odd.reason).toBe("malformed")
+    expect(odd.message).toBe("snapshot: section pages.textPositions should hold (page, count) pairs")
+    const disordered = refusal(repeated(3))
+    expect(disordered.reason).toBe("malformed")
+    expect(disordered.message).toBe("snapshot: section pages.textPositions should hold pages in increasing order, each once, with counts of 0 or more")
   })
 })
 

@@ -140,6 +140,17 @@ describe("snippets of long pages", () => {
     expect(snippet).toBe(withoutPlaces(built).search("garbage collector", 1).hits[0]!.snippet)
   })
 
+  it("come from the piece when it holds the words, even farther apart than a snippet's window", () => {
+    // 25 long words between them: within the postings' window of 30 positions, 300 characters apart.
+    const apart = `tokamak ${"electromagnetics ".repeat(25)}plasma`
+    const text = `${filler(5000)} ${apart} ${filler(3000)}`
+    const built = buildIndex([{ url: "https://l.example/apart", title: "Apart", text }])
+    const { index, reads } = recordingReads(built)
+    const snippet = index.search("tokamak plasma", 1).hits[0]!.snippet
+    expect(snippet).toMatch(/tokamak|plasma/)
+    expect(Math.max(...reads)).toBeLessThanOrEqual(2 * placeReach + 3)
+  })
+
   it("come from the whole text when the estimate misses the words", () => {
     // Stop words of two bytes hold most positions, long words most bytes: a share of the
     // positions is far from the same share of the bytes.

@@ -7,7 +7,7 @@
  * contract, keys included.
  */
 import { FetchHttpClient } from "effect/http"
-import { Cause, Duration, Effect, Exit, FileSystem, Layer, ManagedRuntime, Result, Stream } from "effect"
+import { Cause, Duration, Effect, Exit, FileSystem, Layer, ManagedRuntime, Result, Schema, Stream } from "effect"
 import { ApiError, statusOf, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
 import { chatRequestOf, completeChat, decodeChatRequest, streamChat } from "../../core/api/ChatHandlers.ts"
 import { decodeSearchRequest } from "../../core/api/SearchHandlers.ts"
@@ -25,6 +25,7 @@ import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChat, type ScriptedChatOptions } from "../../core/backends/ScriptedChat.ts"
 import type { ChatConfig } from "../../core/config/ChatConfig.ts"
+import { WarmUpMs, warmUpMsRule } from "../../core/config/ConfigFile.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
 import type { ChatCompletionChunk, ChatCompletionResponse } from "../../core/chat/ChatCompletion.ts"
 import { ChatGateway, type ValidationPolicy } from "../../core/chat/ChatGateway.ts"
@@ -42,7 +43,8 @@ export interface PeriscopeOptions {
    * documents for the fixture backend, or any Layer providing WebSearch and ImageSearch.
    * Default: the fixture backend over Periscope's own sample documents. `warmUpMs`: answer
    * warm-up queries made from the snapshot's page titles for about that long on first use, so
-   * later queries find the query path compiled (the Node server does 1500; default 0).
+   * later queries find the query path compiled (the Node server does 1500; default 0); an
+   * integer from 0 to 60000, else createPeriscope throws a RangeError saying so.
    */
   readonly search?:
     | { readonly snapshot: Uint8Array; readonly warmUpMs?: number }
@@ -114,7 +116,12 @@ export interface Periscope {
 const searchChoiceOf = (search: PeriscopeOptions["search"]): SearchChoice => {
   if (search === undefined) return { _tag: "Fixture", documents: sampleDocuments }
   if ("layer" in search) return { _tag: "Layer", layer: search.layer }
-  if ("snapshot" in search) return { _tag: "EngineBytes", bytes: search.snapshot, warmUpMs: search.warmUpMs }
+  if ("snapshot" in search) {
+    // Checked as the config file's `search.warmUpMs` is: a typed option can still be NaN or -1.
+    const warmUpMs: unknown = search.warmUpMs
+    if (warmUpMs !== undefined && !Schema.is(WarmUpMs)(warmUpMs)) throw new RangeError(`search.warmUpMs: ${warmUpMsRule}, got ${String(warmUpMs)}`)
+    return { _tag: "EngineBytes", bytes: search.snapshot, warmUpMs: search.warmUpMs }
+  }
   return { _tag: "Fixture", documents: search.documents }
 }
 

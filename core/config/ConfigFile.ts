@@ -34,6 +34,10 @@ export const SearchProviderConfig = Schema.Struct({
 }).annotate({ message: "must be an object {name, kind, baseUrl?, apiKeyEnv?, weight?, timeoutMs?, forwardOptions?}" })
 export type SearchProviderConfig = typeof SearchProviderConfig.Type
 
+/** `search.warmUpMs`: the config file's setting and the embed library's option of the same name. */
+export const warmUpMsRule = "must be an integer from 0 to 60000"
+export const WarmUpMs = ruledNumber(warmUpMsRule, { integer: true, min: 0, max: 60_000 })
+
 export const SearchConfig = Schema.Struct({
   /** "engine": the embedded engine over a snapshot (default); "fixture": documents from a JSONL file, term overlap; "opensearch": an OpenSearch/Elasticsearch index (search.opensearch). */
   backend: optionalKey(Schema.Literals(["engine", "fixture", "opensearch"]).annotate({ message: "must be \"engine\", \"fixture\" or \"opensearch\"" })),
@@ -46,7 +50,7 @@ export const SearchConfig = Schema.Struct({
   /** Threads a costly query of the engine is ranked on: 2 shares it with a helper thread (Node), 1 keeps it on one. Default: 2 with two cores or more. */
   rankingThreads: optionalKey(ruledNumber("must be 1 or 2", { integer: true, min: 1, max: 2 })),
   /** How long the engine answers warm-up queries made from its own page titles after its snapshot is opened, before the port opens (core/index/WarmUp.ts); 0 turns it off. Default: 1500 on the Node server, 0 on Deno and in the library. */
-  warmUpMs: optionalKey(ruledNumber("must be an integer from 0 to 60000", { integer: true, min: 0, max: 60_000 })),
+  warmUpMs: optionalKey(WarmUpMs),
   /** Live web search providers fused with the local index (README: Live web search). */
   providers: optionalKey(Schema.Array(SearchProviderConfig).annotate({ message: "must be an array of providers" }).check(
     Schema.makeFilter((providers) => {

@@ -36,6 +36,14 @@ describe("createPeriscope", () => {
     await warm.close()
   })
 
+  it("refuses a warm-up time the config file would refuse, naming the option and the rule", () => {
+    const bytes = encodeSnapshot(buildIndex(docs))
+    for (const bad of [-1, 60_001, 2.5, Number.NaN, Number.POSITIVE_INFINITY, "1500"]) {
+      expect(() => createPeriscope({ search: { snapshot: bytes, warmUpMs: bad as number } }), String(bad))
+        .toThrow(new RangeError(`search.warmUpMs: must be an integer from 0 to 60000, got ${String(bad)}`))
+    }
+  })
+
   it("rejects bad input with the status and message HTTP would give", async () => {
     const periscope = createPeriscope()
     const error = await periscope.webSearch({ keywords: "x", num: 0 }).catch((e) => e)

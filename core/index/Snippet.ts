@@ -79,8 +79,8 @@ const lookedFor = (terms: SnippetTerms, present: number): Looked | undefined => 
  */
 export const makeSnippet = (analyzer: Analyzer, text: string, terms: SnippetTerms, present = -1): string => {
   if (text.length === 0) return ""
-  const words = lookedFor(terms, present)
-  if (words === undefined || bestWindow(analyzer, text, words) === 0) return leadingSnippet(text)
+  const looked = lookedFor(terms, present)
+  if (looked === undefined || bestWindow(analyzer, text, looked) === 0) return leadingSnippet(text)
   return windowSnippet(text, best.start, best.end, whole)
 }
 

@@ -64,8 +64,13 @@ export const snippetPlaces = (
   counts: Int32Array
 ): Array<SnippetPlace | undefined> | undefined => {
   if (counts.length === 0 || termIds.length > 1 << wordBits) return undefined
+  // Each page's count of positions, looked up once: 0 for a short page.
+  const textPositions = new Int32Array(docs.length)
   const long: Array<number> = []
-  for (let i = 0; i < docs.length; i++) if (positionCountOf(counts, docs[i]!) > 0) long.push(i)
+  for (let i = 0; i < docs.length; i++) {
+    textPositions[i] = positionCountOf(counts, docs[i]!)
+    if (textPositions[i]! > 0) long.push(i)
+  }
   if (long.length === 0) return undefined
   // Postings are read forward only: visit the pages in increasing order.
   long.sort((a, b) => docs[a]! - docs[b]!)
@@ -90,7 +95,7 @@ export const snippetPlaces = (
       }
       if (count === 0) continue
       const windowAt = bestWindow(merge(cursors.length), weights)
-      places[i] = { at: Math.min(1, windowAt / Math.max(1, positionCountOf(counts, doc))), words: bestWords }
+      places[i] = { at: Math.min(1, windowAt / textPositions[i]!), words: bestWords }
     }
   } finally {
     for (const cursor of cursors) cursor.close()

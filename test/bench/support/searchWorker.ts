@@ -2,7 +2,8 @@
  * One engine of the search benchmark, alone in its own process so heaps are not shared:
  * build from the corpus, measure memory after a full GC, save and reload a snapshot (and warm
  * it up as the engine's server does before serving), then time the AND-like and OR-like query
- * sets (after one warm-up pass), with snippets and, for engines that can leave them out, without. Prints one JSON line with the figures on stdout.
+ * sets (after one warm-up pass), with snippets and, for engines that can leave them out,
+ * without. Prints one JSON line with the figures on stdout.
  *
  * Run by test/bench/search.ts and scale.ts as:
  *   node --expose-gc searchWorker.ts <engine> <corpus.jsonl> <queries.json> <snapshot path> [max passages]

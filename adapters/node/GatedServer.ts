@@ -74,7 +74,7 @@ export class GatedServer extends Server {
     }
     this.inFlight++
     this.open.add(res)
-    res.once("close", () => {
+    res.on("close", () => {
       this.inFlight--
       this.open.delete(res)
       if (this.inFlight === 0) for (const notify of this.idle) notify()

@@ -8,17 +8,17 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect, Exit, type Fiber, Stream } from "effect"
-import { type Answer, SSE_CONTENT_TYPE } from "../../core/api/Answer.ts"
+import { type Answer, noHeaders, SSE_CONTENT_TYPE } from "../../core/api/Answer.ts"
 import type { ExpressLane, LaneRoute } from "../../core/api/ExpressLane.ts"
 
 /** Answers `req`, whose route `lane.routeOf` found, in the lane. */
 export const serveInLane = (lane: ExpressLane, route: LaneRoute, req: IncomingMessage, res: ServerResponse): void => {
   const start = (body: string | undefined) => {
     const fiber = lane.answer(route, { method: req.method!, url: req.url!, headers: req.headers as Record<string, string | undefined> }, body)
-    const gone = () => fiber.interruptUnsafe()
-    res.once("close", gone)
+    // 'close' comes once, after the answer too, when interrupting the finished fiber does nothing:
+    // a plain listener, not a once wrapper and a removal per request.
+    res.on("close", () => fiber.interruptUnsafe())
     fiber.addObserver((exit) => {
-      res.off("close", gone)
       if (Exit.isSuccess(exit) && !res.destroyed) write(lane, res, exit.value)
     })
   }
@@ -54,16 +54,19 @@ const readBody = (req: IncomingMessage, route: LaneRoute, done: (body: string | 
 
 const write = (lane: ExpressLane, res: ServerResponse, answer: Answer) => {
   if (answer._tag === "Json") {
-    res.writeHead(answer.status, { ...answer.headers, "content-type": "application/json", "content-length": Buffer.byteLength(answer.body) })
+    const length = Buffer.byteLength(answer.body)
+    // Most answers have no headers of their own: a literal, not a spread of an empty object.
+    const headers = answer.headers === noHeaders
+      ? { "content-type": "application/json", "content-length": length }
+      : { ...answer.headers, "content-type": "application/json", "content-length": length }
+    res.writeHead(answer.status, headers)
     res.end(answer.body)
     return
   }
   res.writeHead(200, { ...answer.headers, "content-type": SSE_CONTENT_TYPE })
   const pump: Fiber.Fiber<void> = lane.fork(Stream.runForEach(answer.events, (chunk) => writeChunk(res, chunk)))
-  const gone = () => pump.interruptUnsafe()
-  res.once("close", gone)
+  res.on("close", () => pump.interruptUnsafe())
   pump.addObserver(() => {
-    res.off("close", gone)
     if (!res.destroyed) res.end()
   })
 }

@@ -64,6 +64,15 @@ const answerOps: AnswerOps<Answer> = {
   withRequestId: (answer, requestId) => withHeader(answer, "x-request-id", requestId)
 }
 
+const refuse = (route: LaneRoute, error: ApiError) => Effect.succeed(errorAnswer(route.family, error))
+
+/** ErrorBoundary's rule: a defect is logged and answered 500, its details kept off the wire. Made once per wire family. */
+const onDefect = (family: WireFamily) => (cause: Cause.Cause<never>): Effect.Effect<Answer> =>
+  Cause.hasInterruptsOnly(cause)
+    ? Effect.failCause(cause)
+    : Effect.as(Effect.logError("request failed", cause), errorAnswer(family, internalError()))
+const defectHandlers: Readonly<Record<WireFamily, ReturnType<typeof onDefect>>> = { search: onDefect("search"), chat: onDefect("chat") }
+
 /** Builds the lane over the application's services, in the context it will answer in. */
 export const makeExpressLane = Effect.gen(function*() {
   const keys = yield* ApiKeys
@@ -82,28 +91,22 @@ export const makeExpressLane = Effect.gen(function*() {
   ] as const) routes.set(route.path, route)
 
   const answer = (route: LaneRoute, request: RequestHead, body: string | undefined): Fiber.Fiber<Answer> => {
-    const refuse = (error: ApiError) => Effect.succeed(errorAnswer(route.family, error))
     // In the full stack's order: the key and its limit (the bearer middleware), then the body.
     const authenticated = keys.authenticate(bearerCredential(request.headers["authorization"]) ?? "")
     // A key verified before comes back as a ready Exit: its limit is checked with no step between
     // (an Effect step costs up to a microsecond of a request under load: test/bench/httpAB.ts).
     const ready = Exit.isExit(authenticated) ? authenticated as Exit.Exit<Principal, AuthError> : undefined
     const admitted = ready !== undefined && Exit.isSuccess(ready) ? limits.check(ready.value) : Effect.flatMap(authenticated, limits.check)
-    const program = admitted.pipe(
-      Effect.matchEffect({
-        onFailure: (error) => refuse(fromAuthError(error)),
+    const program = Effect.catchCause(
+      Effect.matchEffect(admitted, {
+        onFailure: (error) => refuse(route, fromAuthError(error)),
         onSuccess: () => {
           const problem = bodyHeadProblem(request.headers["content-type"], request.headers["content-length"], route.limit)
-          if (problem !== undefined) return refuse(problem)
-          return body === undefined ? refuse(bodyTooLarge(route.limit)) : route.handle(body)
+          if (problem !== undefined) return refuse(route, problem)
+          return body === undefined ? refuse(route, bodyTooLarge(route.limit)) : route.handle(body)
         }
       }),
-      // ErrorBoundary's rule: a defect is logged and answered 500, its details kept off the wire.
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause)
-          ? Effect.failCause(cause)
-          : Effect.as(Effect.logError("request failed", cause), errorAnswer(route.family, internalError()))
-      )
+      defectHandlers[route.family]
     )
     // Metrics alone (the default): counted when the fiber ends, with no Effect step around it.
     const count = instrument.count

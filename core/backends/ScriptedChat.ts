@@ -102,6 +102,12 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
     if (replies.length === 0) return { content: "" }
     return replies[turn++ % replies.length]!
   }
+  // A loop, not Array.from over an array-like: the chat bench's request passes here every time.
+  const repliesFor = (request: ChatRequest): Array<ScriptedReply> => {
+    const replies = new Array<ScriptedReply>(request.n)
+    for (let i = 0; i < request.n; i++) replies[i] = replyFor(request, i)
+    return replies
+  }
   const report = (model: string, exit: Exit.Exit<unknown, unknown>, delivered: boolean) =>
     Effect.sync(() =>
       options.onEnd?.({
@@ -149,7 +155,7 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
   // (a generator, its checks as steps, an exit hook nobody listens to: test/bench/httpAB.ts).
   const answer = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
     if (!models.includes(request.model)) return Effect.fail(unknownModel(request))
-    const replies = Array.from({ length: request.n }, (_, i) => replyFor(request, i))
+    const replies = repliesFor(request)
     let delay = 0
     for (const r of replies) delay = Math.max(delay, r.delayMs ?? 0)
     const failing = replies.find((r) => r.failAfter !== undefined || r.failure !== undefined)
@@ -176,7 +182,7 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
   // Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
   const streamOf = Effect.fnUntraced(function*(request: ChatRequest, delivery: { delivered: boolean }) {
     yield* checkModel(request)
-    const replies = Array.from({ length: request.n }, (_, i) => replyFor(request, i))
+    const replies = repliesFor(request)
     const usage = yield* usageOf(request, replies)
     // Choices stream one after another; each piece is one chunk.
     const perChoice = replies.map((reply, index) => {

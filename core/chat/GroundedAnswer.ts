@@ -27,6 +27,14 @@ export interface GroundingPlan {
   readonly serverTools: ReadonlyArray<ServerTool>
 }
 
+const noServerTools: ReadonlyArray<ServerTool> = []
+
+/** The server tools whose names none of the request's own tools takes. */
+const serverToolsBeside = (request: ChatRequest): ReadonlyArray<ServerTool> => {
+  const clientNames = new Set((request.tools ?? []).map((t) => t.function.name))
+  return SERVER_TOOLS.filter((t) => !clientNames.has(t))
+}
+
 /**
  * How a request is grounded, undefined when it is not; a failure for `x:online` when `x` is no model.
  * A model configured under a name ending in `:online` is that model, not a suffix.
@@ -52,8 +60,7 @@ export const planOf = (
   // An unknown model is the router's to refuse (404), before anything is searched.
   if (!online && !hasModel(model)) return undefined
   const search = online || request.web_search_options !== undefined || model === GROUNDED_MODEL
-  const clientNames = new Set((request.tools ?? []).map((t) => t.function.name))
-  const serverTools = request.serverTools ?? (settings.serverTools ? SERVER_TOOLS.filter((t) => !clientNames.has(t)) : [])
+  const serverTools = request.serverTools ?? (settings.serverTools ? serverToolsBeside(request) : noServerTools)
   if (!search && serverTools.length === 0) return undefined
   return { model, search, size: request.web_search_options?.search_context_size ?? settings.contextSize, serverTools }
 }

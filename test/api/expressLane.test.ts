@@ -6,8 +6,12 @@
  * own count shows it answered the hot routes and left the rest alone.
  * (Every bad input is checked both ways in badInputs.test.ts.)
  */
+import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bearerCredential } from "../../core/api/ExpressLane.ts"
+import { ScriptedChat } from "../../core/backends/ScriptedChat.ts"
+import { ImageSearch } from "../../core/search/ImageSearch.ts"
+import { WebSearch } from "../../core/search/WebSearch.ts"
 import { type InProcessServer, startInProcess, TEST_KEY } from "../support/servers.ts"
 
 let laned: InProcessServer
@@ -98,3 +102,47 @@ describe("the express lane against the full stack", () => {
     for (const header of [undefined, "", "Bearer", "Bearer ", "Bearer    ", "Basic abc", "Bearerabc", "Bearer\tabc"]) expect(bearerCredential(header), String(header)).toBeUndefined()
   })
 })
+
+describe("a backend that dies", () => {
+  // Backends that throw (a bug, not an error they report): both ways must answer 500 in the
+  // route's wire family without the thrown message, and the server must keep answering.
+  const secret = "the backend's internal detail"
+  const dying = {
+    search: Layer.mergeAll(
+      Layer.succeed(WebSearch, WebSearch.of({ search: () => Effect.die(new Error(secret)) })),
+      Layer.succeed(ImageSearch, ImageSearch.of({ search: () => Effect.die(new Error(secret)) }))
+    ),
+    chat: ScriptedChat.layer({ replies: () => { throw new Error(secret) } })
+  }
+  let lanedDying: InProcessServer
+  let fullDying: InProcessServer
+  beforeAll(async () => {
+    lanedDying = await startInProcess(dying)
+    fullDying = await startInProcess({ ...dying, expressLane: false })
+  })
+  afterAll(async () => {
+    await Promise.all([lanedDying?.close(), fullDying?.close()])
+  })
+
+  it("is answered 500 in each route's family, as the full stack answers it", async () => {
+    const cases: ReadonlyArray<[string, Exchange]> = [
+      ["webSearch", { path: "/api/search/webSearch", body: JSON.stringify({ keywords: "periscope" }) }],
+      ["imageSearch", { path: "/api/search/imageSearch", body: JSON.stringify({ keywords: "periscope" }) }],
+      ["chat", { path: "/v1/chat/completions", body: chat({}) }]
+    ]
+    const before = lanedDying.answeredInLane()
+    for (const [name, e] of cases) {
+      const [a, b] = [await exchange(lanedDying, e), await exchange(fullDying, e)]
+      expect(a, name).toEqual(b)
+      expect(a.status, name).toBe(500)
+      expect(a.body, name).not.toContain(secret)
+      const body = JSON.parse(a.body)
+      if (name === "chat") expect(body.error.type, name).toBe("server_error")
+      else expect([body.success, body.code], name).toEqual([false, "500"])
+    }
+    expect(lanedDying.answeredInLane() - before).toBe(cases.length)
+    // Still serving: the next request is answered too.
+    expect((await exchange(lanedDying, cases[0]![1])).status).toBe(500)
+  })
+})
+

@@ -74,6 +74,7 @@ export class GatedServer extends Server {
     }
     this.inFlight++
     this.open.add(res)
+    // A response closes once: a plain listener, not a once-wrapper.
     res.on("close", () => {
       this.inFlight--
       this.open.delete(res)

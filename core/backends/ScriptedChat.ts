@@ -102,7 +102,8 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
     if (replies.length === 0) return { content: "" }
     return replies[turn++ % replies.length]!
   }
-  // A loop, not Array.from over an array-like: the chat bench's request passes here every time.
+  // A loop: Array.from over {length: n} takes V8's generic array-like path, and `npm start` answers
+  // every chat here until a model is configured.
   const repliesFor = (request: ChatRequest): Array<ScriptedReply> => {
     const replies = new Array<ScriptedReply>(request.n)
     for (let i = 0; i < request.n; i++) replies[i] = replyFor(request, i)

@@ -69,7 +69,8 @@ describe("ranking shared with a helper thread", () => {
     await withHelper({}, (index, channel) => {
       for (let q = 0; q < 100; q++) expect(index.rank(cheap.join(" "), 15)).toEqual(one.rank(cheap.join(" "), 15))
       expect(channel.helped + channel.hedged).toBe(0)
-      for (let q = 0; q < 400 && (channel.helped + channel.hedged === 0 || q < 20); q++) expect(index.rank("w0 w1", 15)).toEqual(one.rank("w0 w1", 15))
+      const trying = patience()
+      for (let q = 0; trying(q) && (channel.helped + channel.hedged === 0 || q < 20); q++) expect(index.rank("w0 w1", 15)).toEqual(one.rank("w0 w1", 15))
       expect(channel.helped + channel.hedged).toBeGreaterThan(0)
     })
   })
@@ -79,7 +80,8 @@ describe("ranking shared with a helper thread", () => {
       it(`ranks as one thread does: ${strategy}, k = ${k}, near-duplicates collapsed and not`, () => {
         const helped = channel().helped
         // Until the helper has taken part (it may be in a longer wait between bursts), and at least 60.
-        for (let q = 0; q < 400 && (channel().helped === helped || q < 60); q++) {
+        const trying = patience()
+        for (let q = 0; trying(q) && (channel().helped === helped || q < 60); q++) {
           const words = query()
           for (const collapse of [true, false]) {
             const expected = one.rank(words, k, { collapse, strategy })
@@ -102,7 +104,8 @@ describe("ranking shared with a helper thread", () => {
 
   it("takes part in a burst of costly queries with its default wait between looks", async () => {
     await withHelper({ minPostings }, (index, channel) => {
-      for (let q = 0; q < 400 && (channel.helped === 0 || q < 20); q++) {
+      const trying = patience()
+      for (let q = 0; trying(q) && (channel.helped === 0 || q < 20); q++) {
         const words = query()
         expect(index.rank(words, 100), words).toEqual(one.rank(words, 100))
       }
@@ -113,7 +116,8 @@ describe("ranking shared with a helper thread", () => {
   it("takes part in the warm-up queries, so its thread is warmed too", async () => {
     // Every query shared, however cheap: the warm-up's queries of title words are the test's subject.
     await withHelper({ minPostings: 1 }, (index, channel) => {
-      for (let round = 0; round < 20 && channel.helped === 0; round++) warmUp(index, { maxQueries: 100, maxMs: 60_000 })
+      const trying = patience(20)
+      for (let round = 0; trying(round) && channel.helped === 0; round++) warmUp(index, { maxQueries: 100, maxMs: 60_000 })
       expect(channel.helped).toBeGreaterThan(0)
     })
   })
@@ -124,6 +128,16 @@ describe("ranking shared with a helper thread", () => {
     }
   })
 })
+
+/**
+ * How long a test waits for the helper to take part: `tries` queries, and then on for up to 10 s
+ * of them, as the helper's thread may get no time slice for a while when the whole suite runs
+ * on the machine's cores at once.
+ */
+const patience = (tries = 400) => {
+  const until = performance.now() + 10_000
+  return (q: number) => q < tries || performance.now() < until
+}
 
 /** A shared index with a helper thread of its own (the adapter's), stopped after `check` whatever it said. */
 const withHelper = async (options: { readonly minPostings?: number }, check: (index: SearchIndex, channel: RankingChannel) => void) => {
@@ -158,7 +172,8 @@ describe("a helper thread that goes wrong", () => {
       await withFaultyHelper(mode, (index, channel) => {
         // Until the helper has taken a query (it may still be starting: then each is withdrawn), and a few after.
         const settled = () => (mode === "fail" ? !channel.usable : channel.hedged > 0)
-        for (let q = 0; q < 400 && (!settled() || q < 20); q++) {
+        const trying = patience()
+        for (let q = 0; trying(q) && (!settled() || q < 20); q++) {
           const words = query()
           expect(index.rank(words, 15), words).toEqual(one.rank(words, 15))
         }
@@ -170,7 +185,8 @@ describe("a helper thread that goes wrong", () => {
 
   it("leaves the answers as they were when it is slow: what it published is merged and its other chunks ranked here", async () => {
     await withFaultyHelper("slow", (index, channel) => {
-      for (let q = 0; q < 400 && (channel.hedged === 0 || channel.helped === 0 || q < 20); q++) {
+      const trying = patience()
+      for (let q = 0; trying(q) && (channel.hedged === 0 || channel.helped === 0 || q < 20); q++) {
         const words = query()
         for (const k of [1, 15, 100]) expect(index.rank(words, k), words).toEqual(one.rank(words, k))
       }
@@ -236,7 +252,8 @@ describe("a costly query being prepared (the helper kept awake for its post)", (
     const helper = startRankingHelper(index, { minPostings })!
     const helpedIn = (channel: RankingChannel) => {
       const from = channel.helped
-      for (let q = 0; q < 400 && (channel.helped === from || q < 20); q++) {
+      const trying = patience()
+      for (let q = 0; trying(q) && (channel.helped === from || q < 20); q++) {
         const words = query()
         expect(index.rank(words, 15), words).toEqual(one.rank(words, 15))
       }

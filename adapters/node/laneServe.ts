@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect, Exit, type Fiber, Stream } from "effect"
-import { type Answer, noHeaders, SSE_CONTENT_TYPE } from "../../core/api/Answer.ts"
+import { type Answer, SSE_CONTENT_TYPE } from "../../core/api/Answer.ts"
 import type { ExpressLane, LaneRoute } from "../../core/api/ExpressLane.ts"
 
 /** Answers `req`, whose route `lane.routeOf` found, in the lane. */
@@ -54,12 +54,7 @@ const readBody = (req: IncomingMessage, route: LaneRoute, done: (body: string | 
 
 const write = (lane: ExpressLane, res: ServerResponse, answer: Answer) => {
   if (answer._tag === "Json") {
-    const length = Buffer.byteLength(answer.body)
-    // Most answers have no headers of their own: a literal, not a spread of an empty object.
-    const headers = answer.headers === noHeaders
-      ? { "content-type": "application/json", "content-length": length }
-      : { ...answer.headers, "content-type": "application/json", "content-length": length }
-    res.writeHead(answer.status, headers)
+    res.writeHead(answer.status, { ...answer.headers, "content-type": "application/json", "content-length": Buffer.byteLength(answer.body) })
     res.end(answer.body)
     return
   }

@@ -25,8 +25,7 @@ export interface EventsAnswer {
   readonly events: Stream.Stream<Uint8Array>
 }
 
-/** The headers of an answer that has none of its own (shared, so that a server can tell). */
-export const noHeaders: Readonly<Record<string, string>> = {}
+const noHeaders: Readonly<Record<string, string>> = {}
 
 export const jsonAnswer = (value: unknown, status = 200, headers: Readonly<Record<string, string>> = noHeaders): JsonAnswer => ({
   _tag: "Json",

@@ -145,4 +145,3 @@ describe("a backend that dies", () => {
     expect((await exchange(lanedDying, cases[0]![1])).status).toBe(500)
   })
 })
-

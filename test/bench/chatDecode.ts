@@ -17,6 +17,7 @@ import { OpenApi } from "effect/http-api"
 import { PeriscopeApi } from "../../core/api/Api.ts"
 import { ChatCompletionRequest } from "../../core/chat/ChatRequest.ts"
 import { decodeJsonText, decoderFor } from "../../core/schema/Decode.ts"
+import { benchRequests } from "./support/benchRequests.ts"
 import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const { values } = parseArgs({ options: { rounds: { type: "string", default: "15" } } })
@@ -37,7 +38,7 @@ for (let i = 0; i < 10; i++) {
   agentMessages.push({ role: "tool", tool_call_id: `call_${i}`, content: "A line of tool output. ".repeat(20) })
 }
 const bodies = [
-  { name: "2 messages", text: JSON.stringify({ model: "periscope-scripted", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "What does Periscope do?" }] }) },
+  { name: "2 messages", text: benchRequests.chat.body },
   { name: "agent turn", text: JSON.stringify({ model: "m", messages: agentMessages, tools, tool_choice: "auto", temperature: 0.2, stream: true }) }
 ]
 

@@ -23,13 +23,13 @@
  * request (from /proc); the ratios are the medians of ratios paired within a
  * round, so a slow stretch of the machine lands on both sides of a ratio.
  */
-import { spawn } from "node:child_process"
-import { resolve } from "node:path"
 import { parseArgs } from "node:util"
-import autocannon from "autocannon"
+import type autocannon from "autocannon"
 import { startCollector } from "../observability/collector.ts"
 import { redisServerPath, startRedis } from "../store/redisServer.ts"
 import { freePort } from "../support/servers.ts"
+import { BENCH_KEY, type BenchRequest, benchRequests, loadWith } from "./support/benchRequests.ts"
+import { startBenchServer } from "./support/benchServerProcess.ts"
 import { cpuTimeUs } from "./support/processCpu.ts"
 import { median, medianBy } from "./support/stats.ts"
 
@@ -41,66 +41,25 @@ if (!["all", "http", "observability", "limiter"].includes(only)) throw new Error
 const seconds = Number(values.seconds)
 const connections = Number(values.connections)
 const rounds = Number(values.rounds)
-const root = resolve(import.meta.dirname, "../..")
-const KEY = "bench-key"
-
-const start = async (name: string, args: Array<string>, env: Record<string, string>, knownPort?: number) => {
-  const port = knownPort ?? await freePort()
-  const child = spawn(process.execPath, args.map((a) => a.replace("$PORT", String(port))), {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout.on("data", (d) => { output += d })
-  child.stderr.on("data", (d) => { output += d })
-  const url = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 200; i++) {
-    try {
-      // Bounded: a server that accepts and never answers must not hang the bench.
-      await fetch(url + "/api/search/webSearch", {
-        method: "POST",
-        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-        body: "{\"keywords\":\"x\"}",
-        signal: AbortSignal.timeout(2000)
-      })
-      return { name, url, pid: child.pid!, stop: () => child.kill("SIGTERM") }
-    } catch {
-      await new Promise((r) => setTimeout(r, 100))
-    }
-  }
-  child.kill("SIGTERM")
-  throw new Error(`${name} did not start:\n${output}`)
-}
 
 const endpoints = [
-  { name: "webSearch", path: "/api/search/webSearch", body: JSON.stringify({ keywords: "search results with snippets", num: 10 }) },
-  {
-    name: "chat (non-streaming)",
-    path: "/v1/chat/completions",
-    body: JSON.stringify({ model: "periscope-scripted", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "What does Periscope do?" }] })
-  }
+  { name: "webSearch", ...benchRequests.webSearch },
+  { name: "chat (non-streaming)", ...benchRequests.chat }
 ]
 
-const load = (url: string, path: string, body: string, duration: number) =>
-  new Promise<autocannon.Result>((done, fail) =>
-    autocannon({
-      url: url + path,
-      method: "POST",
-      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-      body,
-      connections,
-      duration
-    }, (error, result) => (error ? fail(error) : done(result))))
+const load = (url: string, request: BenchRequest, duration: number) => loadWith(url, request, connections, duration)
+/** A server of the bench, ready once it answers a webSearch at all. */
+const start = (name: string, args: Array<string>, options?: { readonly env?: Record<string, string>; readonly port?: number }) =>
+  startBenchServer(name, args, { path: benchRequests.webSearch.path, body: "{\"keywords\":\"x\"}" }, options)
 
 console.log(`HTTP bench: ${connections} connections, ${seconds} s per run, ${process.version}, ${(await import("node:os")).cpus().length} cores\n`)
 if (only === "all" || only === "http") {
-const bare = await start("bare node:http", ["test/bench/support/bareHttpServer.ts", "$PORT"], {})
+const bare = await start("bare node:http", ["test/bench/support/bareHttpServer.ts", "$PORT"])
 const servers = [
   bare,
   ...await Promise.all([
-    start("Periscope (Node)", ["test/bench/support/periscopeBenchServer.ts", "$PORT", KEY], {}),
-    start("Periscope, lane off", ["test/bench/support/periscopeBenchServer.ts", "$PORT", KEY, "full"], {})
+    start("Periscope (Node)", ["test/bench/support/periscopeBenchServer.ts", "$PORT", BENCH_KEY]),
+    start("Periscope, lane off", ["test/bench/support/periscopeBenchServer.ts", "$PORT", BENCH_KEY, "full"])
   ]).catch((error) => {
     bare.stop()
     throw error
@@ -110,14 +69,14 @@ const servers = [
 const rows: Array<Array<string>> = []
 try {
   for (const endpoint of endpoints) {
-    for (const server of servers) await load(server.url, endpoint.path, endpoint.body, 2) // warm-up
+    for (const server of servers) await load(server.url, endpoint, 2) // warm-up
     // Rotating rounds; each ratio is the median of the ratios paired within a round (the bare
     // server alone moved by 20% from one run to the next on this machine).
     const runs: Array<Array<autocannon.Result>> = servers.map(() => [])
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < servers.length; k++) {
         const i = (k + round) % servers.length
-        const result = await load(servers[i]!.url, endpoint.path, endpoint.body, seconds)
+        const result = await load(servers[i]!.url, endpoint, seconds)
         if (result.non2xx > 0 || result.errors > 0) throw new Error(`${servers[i]!.name} ${endpoint.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
         runs[i]!.push(result)
       }
@@ -164,16 +123,19 @@ interface Measured {
  */
 const measureAll = async (runs: ReadonlyArray<{ readonly name: string; readonly config: unknown; readonly settleMs?: number }>, rounds: number): Promise<Array<Measured>> => {
   const ports = await Promise.all(runs.map(() => freePort()))
-  const process_ = await start("Periscope (state bench)", ["test/bench/support/stateBenchServer.ts", ports.join(","), KEY], { BENCH_CONFIGS: JSON.stringify(runs.map((run) => run.config)) }, ports[0])
+  const process_ = await start("Periscope (state bench)", ["test/bench/support/stateBenchServer.ts", ports.join(","), BENCH_KEY], {
+    env: { BENCH_CONFIGS: JSON.stringify(runs.map((run) => run.config)) },
+    port: ports[0]
+  })
   const urls = ports.map((port) => `http://127.0.0.1:${port}`)
   try {
-    for (const url of urls) await load(url, search.path, search.body, 2) // warm-up
+    for (const url of urls) await load(url, search, 2) // warm-up
     const results: Array<Array<Omit<Measured, "ratio" | "cpuRatio">>> = runs.map(() => [])
     for (let round = 0; round < rounds; round++) {
       for (let k = 0; k < runs.length; k++) {
         const i = (k + round) % runs.length
         const cpuBefore = cpuTimeUs(process_.pid)
-        const result = await load(urls[i]!, search.path, search.body, seconds)
+        const result = await load(urls[i]!, search, seconds)
         const cpuUs = (cpuTimeUs(process_.pid) - cpuBefore) / result.requests.total
         if (result.non2xx > 0 || result.errors > 0) throw new Error(`${runs[i]!.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
         if (runs[i]!.settleMs !== undefined) await new Promise((r) => setTimeout(r, runs[i]!.settleMs))

@@ -17,9 +17,9 @@ import { execFileSync, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
-import autocannon from "autocannon"
 import { freePort } from "../support/servers.ts"
 import { alignedTable } from "./support/alignedTable.ts"
+import { BENCH_KEY, type BenchRequest, benchRequests, loadWith } from "./support/benchRequests.ts"
 import { cpuTimeUs } from "./support/processCpu.ts"
 import { median } from "./support/stats.ts"
 import { wholeNumberOption } from "./support/wholeNumberOption.ts"
@@ -35,20 +35,12 @@ const { values, positionals } = parseArgs({
 })
 const [revision] = positionals
 if (revision === undefined) throw new Error("usage: httpAB.ts <revision> [--endpoint chat|webSearch] [--seconds 4] [--rounds 6] [--connections 32]")
-const endpoints = {
-  chat: {
-    path: "/v1/chat/completions",
-    body: JSON.stringify({ model: "periscope-scripted", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "What does Periscope do?" }] })
-  },
-  webSearch: { path: "/api/search/webSearch", body: JSON.stringify({ keywords: "search results with snippets", num: 10 }) }
-}
-const endpoint = endpoints[values.endpoint as keyof typeof endpoints]
+const endpoint: BenchRequest | undefined = benchRequests[values.endpoint as keyof typeof benchRequests]
 if (endpoint === undefined) throw new Error(`--endpoint must be chat or webSearch; got ${values.endpoint}`)
 const seconds = wholeNumberOption("--seconds", values.seconds)
 const rounds = wholeNumberOption("--rounds", values.rounds)
 const connections = wholeNumberOption("--connections", values.connections)
 const root = resolve(import.meta.dirname, "../..")
-const KEY = "bench-key"
 
 mkdirSync(join(root, ".cache"), { recursive: true })
 const folder = mkdtempSync(join(root, ".cache", "http-ab-"))
@@ -57,7 +49,7 @@ let server: ReturnType<typeof spawn> | undefined
 try {
   execFileSync("sh", ["-c", `git -C "${root}" archive "${revision}" core adapters test | tar -x -C "${folder}"`], { timeout: 60_000 })
   const ports = await Promise.all(trees.map(() => freePort()))
-  const child = spawn(process.execPath, [join(root, "test/bench/support/abHttpServer.ts"), KEY, ...trees.map((t, i) => `${t.root}:${ports[i]}`)], {
+  const child = spawn(process.execPath, [join(root, "test/bench/support/abHttpServer.ts"), BENCH_KEY, ...trees.map((t, i) => `${t.root}:${ports[i]}`)], {
     stdio: ["ignore", "pipe", "inherit"]
   })
   server = child
@@ -74,16 +66,7 @@ try {
       fail(new Error(`the server exited (${code}) before listening`))
     })
   })
-  const load = (url: string, duration: number) =>
-    new Promise<autocannon.Result>((done, fail) =>
-      autocannon({
-        url: url + endpoint.path,
-        method: "POST",
-        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-        body: endpoint.body,
-        connections,
-        duration
-      }, (error, result) => (error ? fail(error) : done(result))))
+  const load = (url: string, duration: number) => loadWith(url, endpoint, connections, duration)
   const urls = ports.map((port) => `http://127.0.0.1:${port}`)
   for (const url of urls) await load(url, 3) // warm-up
   const runs = trees.map(() => [] as Array<{ rps: number; cpuUs: number }>)

@@ -6,17 +6,16 @@
  * autocannon from this one; the figure is the CPU time of the server's process per answered
  * request (Linux /proc), each round in fresh processes: the least of the rounds (some processes
  * run a third slower for their whole life; noise only adds) and their median. What each stage
- * adds is the difference of the least to the row above; a few µs either way is noise. In a loop in one process the same requests cost a fraction of this (caches stay
- * warm there), which is why this is measured over HTTP.
+ * adds is the difference of the least to the row above; a few µs either way is noise. In a loop
+ * in one process the same requests cost a fraction of this (caches stay warm there), which is why
+ * this is measured over HTTP.
  *
  *   node test/bench/requestStages.ts [--seconds 3] [--rounds 5] [--connections 32]
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { resolve } from "node:path"
 import { parseArgs } from "node:util"
-import autocannon from "autocannon"
-import { freePort } from "../support/servers.ts"
 import { alignedTable } from "./support/alignedTable.ts"
+import { benchRequests, loadWith } from "./support/benchRequests.ts"
+import { startBenchServer } from "./support/benchServerProcess.ts"
 import { cpuTimeUs } from "./support/processCpu.ts"
 import { stages } from "./support/stageNames.ts"
 import { median } from "./support/stats.ts"
@@ -26,43 +25,7 @@ const { values } = parseArgs({ options: { seconds: { type: "string", default: "3
 const seconds = wholeNumberOption("--seconds", values.seconds)
 const rounds = wholeNumberOption("--rounds", values.rounds)
 const connections = wholeNumberOption("--connections", values.connections)
-const root = resolve(import.meta.dirname, "../..")
-const KEY = "bench-key"
-
-const endpoints = [
-  {
-    name: "chat" as const,
-    path: "/v1/chat/completions",
-    body: JSON.stringify({ model: "periscope-scripted", messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "What does Periscope do?" }] })
-  },
-  { name: "webSearch" as const, path: "/api/search/webSearch", body: JSON.stringify({ keywords: "search results with snippets", num: 10 }) }
-]
-
-const children = new Set<ChildProcess>()
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGTERM")
-})
-
-/** Starts a server script on a free port and waits until `path` answers 200. */
-const start = async (args: ReadonlyArray<string>, endpoint: typeof endpoints[number]) => {
-  const port = await freePort()
-  const child = spawn(process.execPath, [...args.map((a) => a.replace("$PORT", String(port)))], { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
-  children.add(child)
-  let errors = ""
-  child.stderr!.on("data", (d) => { errors += d })
-  const url = `http://127.0.0.1:${port}${endpoint.path}`
-  for (let i = 0; i < 300; i++) {
-    const ok = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: endpoint.body, signal: AbortSignal.timeout(2000) })
-      .then((r) => r.ok, () => false)
-    if (ok) return { url, pid: child.pid!, stop: () => (child.kill("SIGTERM"), children.delete(child)) }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  child.kill("SIGTERM")
-  throw new Error(`${args.join(" ")} did not answer:\n${errors}`)
-}
-
-const load = (url: string, body: string, duration: number) =>
-  autocannon({ url, method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body, connections, duration })
+const endpoints = [{ name: "chat" as const, ...benchRequests.chat }, { name: "webSearch" as const, ...benchRequests.webSearch }]
 
 console.log(`Request stages: ${connections} connections, ${rounds} rounds of ${seconds} s, a fresh process per server and round, ${process.version}\n`)
 for (const endpoint of endpoints) {
@@ -77,11 +40,12 @@ for (const endpoint of endpoints) {
     // between processes): every round starts fresh ones, in a rotating order.
     for (let k = 0; k < servers.length; k++) {
       const i = (k + round) % servers.length
-      const running = await start(servers[i]!.args, endpoint)
+      // Ready once it answers its endpoint 200: every stage serves it.
+      const running = await startBenchServer(servers[i]!.name, servers[i]!.args, endpoint, { ready: (response) => response.ok })
       try {
-        await load(running.url, endpoint.body, 2) // warm-up
+        await loadWith(running.url, endpoint, connections, 2) // warm-up
         const cpuBefore = cpuTimeUs(running.pid)
-        const result = await load(running.url, endpoint.body, seconds)
+        const result = await loadWith(running.url, endpoint, connections, seconds)
         if (result.non2xx > 0 || result.errors > 0) throw new Error(`${endpoint.name} ${servers[i]!.name}: ${result.non2xx} non-2xx, ${result.errors} errors`)
         cpu[i]!.push((cpuTimeUs(running.pid) - cpuBefore) / result.requests.total)
         rps[i]!.push(result.requests.average)
@@ -92,7 +56,7 @@ for (const endpoint of endpoints) {
   }
   // Noise only adds, and some processes run a third slower for their whole life: the least of
   // the rounds is what a stage costs; what it adds is the difference of the least to the row above.
-  const least = cpu.map((rounds) => Math.min(...rounds))
+  const least = cpu.map((figures) => Math.min(...figures))
   const rows = servers.map((server, i) => {
     const added = i === 0 || server.name === "bare node:http" ? "-" : (least[i]! - least[i - 1]!).toFixed(1)
     return [server.name, median(rps[i]!).toFixed(0), least[i]!.toFixed(1), median(cpu[i]!).toFixed(1), added, cpu[i]!.map((x) => x.toFixed(0)).join(" ")]

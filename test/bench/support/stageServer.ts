@@ -18,13 +18,13 @@ import { hashKey } from "../../../core/auth/KeyRecord.ts"
 import { ChatGateway } from "../../../core/chat/ChatGateway.ts"
 import { FederatedSearch } from "../../../core/search/FederatedSearch.ts"
 import { servicesLayer } from "../../support/servers.ts"
+import { BENCH_KEY } from "./benchRequests.ts"
 import { type Stage, stages } from "./stageNames.ts"
-
 
 const [port, endpoint, stage] = process.argv.slice(2) as [string, "chat" | "webSearch", Stage]
 if (!stages.includes(stage) || (endpoint !== "chat" && endpoint !== "webSearch")) throw new Error("usage: stageServer.ts <port> <chat|webSearch> <stage>")
 const at = stages.indexOf(stage)
-const services = servicesLayer({ keys: [{ name: "bench", sha256: hashKey("bench-key"), requestsPerMinute: 1_000_000_000 }] })
+const services = servicesLayer({ keys: [{ name: "bench", sha256: hashKey(BENCH_KEY), requestsPerMinute: 1_000_000_000 }] })
 
 // A body of the real answer's size, so that writing it costs what writing the real one does.
 const fixed = jsonAnswer({ filler: "x".repeat(endpoint === "chat" ? 400 : 890) })

@@ -135,7 +135,10 @@ class Exchange implements Dispatcher.DispatchHandler {
 /** Waits until the exchange has news for a reader (a chunk, the end or a failure). */
 const news = (exchange: Exchange): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
-    exchange.wake = () => resume(Effect.void)
+    // Through a local: V8 allocates a function literal written straight to a property in the old
+    // generation, where it keeps this request's objects alive through every young collection.
+    const wake = () => resume(Effect.void)
+    exchange.wake = wake
     return Effect.sync(() => {
       exchange.wake = undefined
     })
@@ -231,9 +234,18 @@ class UndiciResponse implements HttpClientResponse.HttpClientResponse {
       if (exchange.ended) return Cause.done()
       return Effect.andThen(news(exchange), pull)
     })
-    return Stream.fromChannel(Channel.fromTransform((_, scope) =>
-      Effect.as(Scope.addFinalizer(scope, Effect.sync(() => exchange.closeEarly())), pull)
-    ))
+    // Channel.fromTransform writes a function literal to a property, so V8 makes it in the old
+    // generation, and it keeps what `transform` reaches alive through young collections until a
+    // full one. Once the stream is done, it reaches nothing of this response.
+    let open: { readonly exchange: Exchange; readonly pull: typeof pull } | undefined = { exchange, pull }
+    const transform = (_: unknown, scope: Scope.Scope) => {
+      const { exchange, pull } = open!
+      return Effect.as(Scope.addFinalizer(scope, Effect.sync(() => {
+        open = undefined
+        exchange.closeEarly()
+      })), pull)
+    }
+    return Stream.fromChannel(Channel.fromTransform(transform))
   }
 
   get upgrade(): Effect.Effect<never, HttpClientError.HttpClientError> {
@@ -284,8 +296,10 @@ export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
         const exchange = new Exchange()
         const transportError = (cause: unknown) =>
           Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) }))
-        exchange.onHead = (error) =>
+        // Through a local, as in `news`: a function literal written to a property is made in the old generation.
+        const onHead = (error: Error | undefined) =>
           resume(error === undefined ? Effect.succeed(new UndiciResponse(request, exchange, url.href.split("#")[0]!)) : transportError(error))
+        exchange.onHead = onHead
         if (signal.aborted) exchange.abort(signal.reason)
         else exchange.listenTo(signal)
         try {

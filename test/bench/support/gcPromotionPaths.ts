@@ -16,7 +16,9 @@ export const gcPromotionPaths = [
   "Effect HttpClient (node:http), stream",
   "Periscope's HttpClient (Undici dispatch), text",
   "Periscope's HttpClient (Undici dispatch), stream",
+  "chat gateway alone, whole",
   "chat gateway alone, streamed",
+  "express lane, whole",
   "express lane, streamed"
 ] as const
 

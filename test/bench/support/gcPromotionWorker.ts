@@ -107,10 +107,22 @@ const paths: Record<GcPromotionPath, () => Promise<() => Promise<unknown>>> = {
   "Effect HttpClient (node:http), stream": () => readStreamed(NodeHttpClient.layerNodeHttp),
   "Periscope's HttpClient (Undici dispatch), text": () => readWhole(UndiciHttpClient.layer),
   "Periscope's HttpClient (Undici dispatch), stream": () => readStreamed(UndiciHttpClient.layer),
+  "chat gateway alone, whole": async () => {
+    const stack = await makeBenchChatStack(upstreamUrl)
+    const request = stack.gatewayRequest(benchChatBody(false))
+    return () => Effect.runPromise(stack.chat.complete(request))
+  },
   "chat gateway alone, streamed": async () => {
     const stack = await makeBenchChatStack(upstreamUrl)
     const request = stack.gatewayRequest(benchChatBody(true))
     return () => Effect.runPromise(Stream.runDrain(stack.chat.stream(request)))
+  },
+  "express lane, whole": async () => {
+    const stack = await makeBenchChatStack(upstreamUrl)
+    return async () => {
+      const answer = await stack.answerInLane(benchChatBody(false))
+      if (answer._tag !== "Json" || answer.status !== 200) throw new Error(`the lane answered ${answer._tag === "Json" ? `${answer.status}: ${answer.body}` : "a stream"}`)
+    }
   },
   "express lane, streamed": async () => {
     const stack = await makeBenchChatStack(upstreamUrl)

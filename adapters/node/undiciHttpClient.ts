@@ -234,18 +234,9 @@ class UndiciResponse implements HttpClientResponse.HttpClientResponse {
       if (exchange.ended) return Cause.done()
       return Effect.andThen(news(exchange), pull)
     })
-    // Channel.fromTransform writes a function literal to a property, so V8 makes it in the old
-    // generation, and it keeps what `transform` reaches alive through young collections until a
-    // full one. Once the stream is done, it reaches nothing of this response.
-    let open: { readonly exchange: Exchange; readonly pull: typeof pull } | undefined = { exchange, pull }
-    const transform = (_: unknown, scope: Scope.Scope) => {
-      const { exchange, pull } = open!
-      return Effect.as(Scope.addFinalizer(scope, Effect.sync(() => {
-        open = undefined
-        exchange.closeEarly()
-      })), pull)
-    }
-    return Stream.fromChannel(Channel.fromTransform(transform))
+    return Stream.fromChannel(Channel.fromTransform((_, scope) =>
+      Effect.as(Scope.addFinalizer(scope, Effect.sync(() => exchange.closeEarly())), pull)
+    ))
   }
 
   get upgrade(): Effect.Effect<never, HttpClientError.HttpClientError> {

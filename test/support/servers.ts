@@ -125,11 +125,33 @@ const waitHealthy = async (url: string, child: ChildProcess, output: () => strin
   throw new Error(`server did not become healthy in ${timeoutMs} ms:\n${output()}`)
 }
 
+/**
+ * A server process on `env.PORT`, or on a port found free. A found port can be taken by another
+ * process between the probe and the child's listen (tests run in parallel, and a first start
+ * builds its starter index before listening): the child then exits with EADDRINUSE and is started
+ * again on another port, up to three times.
+ */
 export const spawnServer = async (
   command: string,
   args: ReadonlyArray<string>,
   env: Record<string, string>,
   options: { readonly timeoutMs?: number; readonly waitHealthy?: boolean } = {}
+): Promise<ChildServer> => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnServerOnce(command, args, env, options)
+    } catch (error) {
+      const portTaken = env.PORT === undefined && error instanceof Error && error.message.includes("EADDRINUSE")
+      if (!portTaken || attempt === 3) throw error
+    }
+  }
+}
+
+const spawnServerOnce = async (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: { readonly timeoutMs?: number; readonly waitHealthy?: boolean }
 ): Promise<ChildServer> => {
   const port = Number(env.PORT ?? (await freePort()))
   const child = spawn(command, args, {

@@ -13,7 +13,7 @@
  *   kind "timeout", and a stream never ends silently (StreamNormalizer);
  * - error messages carry the upstream's explanation but never a credential.
  */
-import { Cause, Clock, Duration, Effect, Exit, type Fiber, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
+import { Cause, Channel, Clock, Duration, Effect, Exit, type Fiber, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import type { ChatChunk, ChatResult } from "../../chat/ChatCompletion.ts"
@@ -394,9 +394,30 @@ export const make = Effect.gen(function*() {
     // The total deadline aborts the request; the pull then reports the timeout. No per-chunk timer.
     const remaining = deadline - (yield* Clock.currentTimeMillis)
     yield* Effect.forkIn(Effect.andThen(Effect.sleep(Math.max(0, remaining)), opened.expire), streamScope)
-    const rest = Stream.fromPull(Effect.succeed(opened.rest))
-    return opened.first.length > 0 ? Stream.concat(Stream.fromIterable(opened.first), rest) : rest
+    return answerStream(opened)
   })
+
+  /**
+   * The first chunks, then the rest, from one pull that reaches the open answer only until the
+   * stream's scope closes. Effect makes the closure of each stream stage in V8's old generation
+   * (Channel.fromTransform writes a function literal to a property) and Stream.concat records its
+   * parts in a long-lived WeakMap: either keeps what a stage's definition reaches alive through
+   * young collections until a full one, and this one reached every chunk and the upstream body.
+   */
+  const answerStream = (opened: OpenedStream): Stream.Stream<ChatChunk, UpstreamError> => {
+    let open: OpenedStream | undefined = opened
+    let first = opened.first.length > 0
+    const pull: Pull.Pull<Chunks, UpstreamError> = Effect.suspend(() => {
+      if (open === undefined) return Cause.done()
+      if (!first) return open.rest
+      first = false
+      return Effect.succeed(open.first as Chunks)
+    })
+    const release = Effect.sync(() => {
+      open = undefined
+    })
+    return Stream.fromChannel(Channel.fromTransform((_, scope) => Effect.as(Scope.addFinalizer(scope, release), pull)))
+  }
 
   const stream = (target: UpstreamTarget, request: ChatRequest): Stream.Stream<ChatChunk, UpstreamError> => Stream.unwrap(open(target, request))
 

@@ -17,11 +17,12 @@
 import type { IncomingHttpHeaders } from "node:http"
 import type { Readable } from "node:stream"
 import { NodeStream } from "@effect/platform-node"
-import { Cause, Channel, Effect, Layer, Option, Pipeable, type Schema, Scope, Stream } from "effect"
+import { Cause, Effect, Layer, Option, Pipeable, type Schema, type Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Cookies, Headers, HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse, HttpIncomingMessage, UrlParams } from "effect/http"
 import { NodeInspectSymbol } from "effect/Inspectable"
 import { Agent, type Dispatcher, FormData as UndiciFormData } from "undici"
+import { fromArrayPull } from "../../core/chat/ArrayStreams.ts"
 import { joinChunks } from "../../core/ingest/crawl/ByteChunks.ts"
 
 /** Unread bytes above which a streamed body's connection is paused until the reader catches up. */
@@ -234,9 +235,7 @@ class UndiciResponse implements HttpClientResponse.HttpClientResponse {
       if (exchange.ended) return Cause.done()
       return Effect.andThen(news(exchange), pull)
     })
-    return Stream.fromChannel(Channel.fromTransform((_, scope) =>
-      Effect.as(Scope.addFinalizer(scope, Effect.sync(() => exchange.closeEarly())), pull)
-    ))
+    return fromArrayPull(pull, Effect.sync(() => exchange.closeEarly()))
   }
 
   get upgrade(): Effect.Effect<never, HttpClientError.HttpClientError> {

@@ -5,7 +5,7 @@
  * stream that was most of the gateway's cost per chunk. One array in, one
  * array out also keeps the chunks of one upstream read in one socket write.
  */
-import { Cause, Effect, Stream } from "effect"
+import { Cause, Channel, Effect, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import type * as Pull from "effect/Pull"
 
@@ -63,3 +63,10 @@ export const stepArrays = <A, E, R, B, E2>(
     )
     return Effect.succeed(next)
   })
+
+/**
+ * The arrays `pull` gives, as a stream; `close` runs when the stream's scope closes, however the
+ * stream ends (done, failed, or stopped early by its reader).
+ */
+export const fromArrayPull = <A, E>(pull: Pull.Pull<NonEmptyReadonlyArray<A>, E>, close: Effect.Effect<void>): Stream.Stream<A, E> =>
+  Stream.fromChannel(Channel.fromTransform((_, scope) => Effect.as(Scope.addFinalizer(scope, close), pull)))

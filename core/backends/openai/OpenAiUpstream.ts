@@ -13,9 +13,10 @@
  *   kind "timeout", and a stream never ends silently (StreamNormalizer);
  * - error messages carry the upstream's explanation but never a credential.
  */
-import { Cause, Channel, Clock, Duration, Effect, Exit, type Fiber, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, type Fiber, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { fromArrayPull } from "../../chat/ArrayStreams.ts"
 import type { ChatChunk, ChatResult } from "../../chat/ChatCompletion.ts"
 import type { ChatRequest } from "../../chat/ChatRequest.ts"
 import { UpstreamClient, UpstreamError, type UpstreamTarget } from "../../chat/Upstream.ts"
@@ -413,10 +414,9 @@ export const make = Effect.gen(function*() {
       first = false
       return Effect.succeed(open.first as Chunks)
     })
-    const release = Effect.sync(() => {
+    return fromArrayPull(pull, Effect.sync(() => {
       open = undefined
-    })
-    return Stream.fromChannel(Channel.fromTransform((_, scope) => Effect.as(Scope.addFinalizer(scope, release), pull)))
+    }))
   }
 
   const stream = (target: UpstreamTarget, request: ChatRequest): Stream.Stream<ChatChunk, UpstreamError> => Stream.unwrap(open(target, request))

@@ -175,7 +175,15 @@ const spawnServerOnce = async (
         setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
       })
   }
-  if (options.waitHealthy !== false) await waitHealthy(url, child, server.output, options.timeoutMs ?? 60_000)
+  if (options.waitHealthy !== false) {
+    try {
+      await waitHealthy(url, child, server.output, options.timeoutMs ?? 60_000)
+    } catch (error) {
+      // A server that never answered is not the caller's to stop: it was never handed over.
+      child.kill("SIGKILL")
+      throw error
+    }
+  }
   return server
 }
 

@@ -15,7 +15,8 @@
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Deferred, Effect, Exit, Layer } from "effect"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { makeStreamsEnd } from "../../core/api/ServerOptions.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { setupKeys } from "../../core/app/KeySetup.ts"
 import { searchChoiceOf } from "../../core/app/SearchBackend.ts"
@@ -82,7 +83,7 @@ const pidFile = (dataDir: string) =>
  * The drain, run when the main fiber is interrupted (SIGTERM/SIGINT), while
  * the server and its request fibers are still up.
  */
-const drain = (server: GatedServer, streamsEnd: Deferred.Deferred<void>, graceSeconds: number) =>
+const drain = (server: GatedServer, streamsEnd: ReturnType<typeof makeStreamsEnd>, graceSeconds: number) =>
   Effect.gen(function*() {
     const graceMs = graceSeconds * 1000
     // Streams are ended this long before the deadline so their last events reach the client in time.
@@ -93,7 +94,7 @@ const drain = (server: GatedServer, streamsEnd: Deferred.Deferred<void>, graceSe
     let settled = yield* Effect.promise(() => server.settled(graceMs - margin))
     if (!settled) {
       yield* Effect.logInfo(`Ending ${server.inFlight} open request(s): streams get an error event and [DONE]`)
-      yield* Deferred.succeed(streamsEnd, undefined)
+      yield* Effect.sync(streamsEnd.end)
       settled = yield* Effect.promise(() => server.settled(graceMs - (Date.now() - started)))
     }
     if (!settled) yield* Effect.logWarning(`${server.inFlight} request(s) still open after ${graceSeconds} s are cut`)
@@ -113,7 +114,7 @@ const program = Effect.gen(function*() {
   }).pipe(Layer.provide(nodePlatform))
   // Everything the handlers need is built before the port opens.
   const context = yield* Layer.build(services)
-  const streamsEnd = yield* Deferred.make<void>()
+  const streamsEnd = makeStreamsEnd()
   const httpServer = yield* startNodeServer(context, {
     port: settings.port,
     host: settings.host,
@@ -121,7 +122,7 @@ const program = Effect.gen(function*() {
     headersTimeoutMs: HEADERS_TIMEOUT_MS,
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: KEEP_ALIVE_TIMEOUT_MS,
-    lifecycle: { streamsEnd: Deferred.await(streamsEnd) }
+    lifecycle: { streamsEnd }
   })
   const address = httpServer.address()
   const where = typeof address === "object" && address !== null ? `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}` : String(address)

@@ -8,8 +8,10 @@
 import { Cause, Duration, Effect, Exit, Pull, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import type { ChatChunk, ChatCompletionChunk, ChunkChoice, GroundingReport, SearchResultItem, Usage } from "../chat/ChatCompletion.ts"
-import { mapArrays } from "../chat/ArrayStreams.ts"
+import { fromArrayPull, mapArrays } from "../chat/ArrayStreams.ts"
 import { ApiError, toChatErrorBody } from "./ApiError.ts"
+import { EventHandoff } from "./EventHandoff.ts"
+import type { StreamsEnd } from "./ServerOptions.ts"
 
 export interface StreamMeta {
   readonly id: string
@@ -161,13 +163,6 @@ export type OpenedSse =
   | { readonly _tag: "Failed"; readonly error: ApiError }
   | { readonly _tag: "Open"; readonly body: Stream.Stream<Uint8Array> }
 
-interface Silence {
-  /** When the last event or comment was framed (Date.now()). */
-  lastOut: number
-  /** Set when `end` stopped the stream. */
-  shutDown: boolean
-}
-
 /**
  * Opens a chat stream's SSE answer. The answer is decided by the first thing
  * the stream gives: a failure before any chunk (an upstream 500, 401 or 429, a
@@ -175,15 +170,15 @@ interface Silence {
  * error event; a first chunk, or a first token slower than `keepAlive` (the
  * keep-alive comment that silence brings), opens the 200 stream. The body is
  * the framed events, keep-alive comments after each `keepAlive` of silence,
- * then [DONE]. When `end` completes (a shutdown) the backend is interrupted
- * and the stream ends with an error event saying why, then [DONE].
+ * then [DONE]. When `end` signals a shutdown the backend is interrupted and
+ * the stream ends with an error event saying why, then [DONE].
  * Interrupting the body (the client went away) interrupts the backend.
  *
- * Keep-alives and the shutdown share one merge with the events and the wait
- * for the first event is a plain pull of it: each merge, forked wait or race
- * per stream cost about 0.2 ms of CPU (a third of a whole completion's).
+ * The events come through an EventHandoff (one fiber, a timer per wait) and
+ * the body is one pull that frames them: each merge, forked wait, race or
+ * stream stage per stream costs CPU on every streamed answer.
  */
-export const openSse = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>, keepAlive: Duration.Input, end: Effect.Effect<void>) {
+export const openSse = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>, keepAlive: Duration.Input, end: StreamsEnd) {
   const scope = yield* Scope.make()
   return yield* openIn(events, Duration.toMillis(Duration.fromInputUnsafe(keepAlive)), end, scope).pipe(
     Effect.onError(() => Scope.close(scope, Exit.void))
@@ -191,58 +186,50 @@ export const openSse = Effect.fnUntraced(function*(events: Stream.Stream<Sequenc
 })
 
 // Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
-const openIn = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>, keepAliveMs: number, end: Effect.Effect<void>, scope: Scope.Closeable) {
-  const silence: Silence = { lastOut: Date.now(), shutDown: false }
-  const merged = Stream.merge(events, Stream.fromPull(Effect.succeed(silences(silence, keepAliveMs, end))), { haltStrategy: "either" })
-  const pull = yield* Stream.toPull(merged).pipe(Scope.provide(scope))
-  const first = yield* Pull.catchDone(pull, () => Effect.succeed(undefined))
+const openIn = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>, keepAliveMs: number, end: StreamsEnd, scope: Scope.Closeable) {
+  const handoff = new EventHandoff<BodyItem>(keepAliveMs, keepAliveMark)
+  yield* handoff.start(events, end, scope)
+  const first = yield* Pull.catchDone(handoff.take, () => Effect.succeed(undefined))
   const head = first?.[0]
-  if (head?._tag === "Error" || (first === undefined && silence.shutDown)) {
+  if (head?._tag === "Error" || (first === undefined && handoff.shutDown)) {
     yield* Scope.close(scope, Exit.void)
     return { _tag: "Failed", error: head?._tag === "Error" ? head.error : shuttingDownError } satisfies OpenedSse
   }
-  let held = first
-  const rest: Pull.Pull<NonEmptyReadonlyArray<BodyItem>> = first === undefined ? Cause.done() : Effect.suspend(() => {
-    if (held === undefined) return pull
-    const out = held
-    held = undefined
-    return Effect.succeed(out)
-  })
-  const body = Stream.fromPull(Effect.succeed(rest)).pipe(
-    Stream.concat(Stream.suspend(() => (silence.shutDown ? Stream.succeed(shuttingDown) : Stream.empty))),
-    // The items of one pulled array are framed into one string: one write on the socket, not one per event.
-    Stream.mapArray((items) => {
-      let text = ""
-      for (let i = 0; i < items.length; i++) {
-        const item = items[i]!
-        text += item._tag === "KeepAlive" ? KEEP_ALIVE_EVENT : frame(item)
-      }
-      silence.lastOut = Date.now()
-      return [encoder.encode(text)] as const
-    }),
-    Stream.concat(Stream.sync(() => encoder.encode(DONE_EVENT))),
-    Stream.ensuring(Scope.close(scope, Exit.void))
-  )
-  return { _tag: "Open", body } satisfies OpenedSse
+  return { _tag: "Open", body: sseBody(handoff, first, scope) } satisfies OpenedSse
 })
 
 /**
- * A keep-alive comment whenever `keepAliveMs` pass with nothing framed, until
- * `end` completes: then the pull is done (which ends the merge) and the
- * stream is marked shut down.
+ * The framed body: the first items, then each array the handoff gives framed into one string (one
+ * write on the socket, not one per event); at its end the shutdown's error event if there was one,
+ * and [DONE]. Closing it closes the stream's scope, which interrupts the events.
  */
-const silences = (silence: Silence, keepAliveMs: number, end: Effect.Effect<void>): Pull.Pull<readonly [typeof keepAliveMark]> => {
-  const ended = Effect.andThen(end, Effect.suspend(() => {
-    silence.shutDown = true
-    return Cause.done()
-  }))
-  const next: Pull.Pull<readonly [typeof keepAliveMark]> = Effect.suspend(() => {
-    const due = silence.lastOut + keepAliveMs - Date.now()
-    if (due <= 0) {
-      silence.lastOut = Date.now()
-      return Effect.succeed([keepAliveMark] as const)
+const sseBody = (handoff: EventHandoff<BodyItem>, first: NonEmptyReadonlyArray<BodyItem> | undefined, scope: Scope.Closeable): Stream.Stream<Uint8Array> => {
+  let held = first
+  let finished = false
+  const framed = (items: ReadonlyArray<BodyItem>): NonEmptyReadonlyArray<Uint8Array> => {
+    let text = ""
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!
+      text += item._tag === "KeepAlive" ? KEEP_ALIVE_EVENT : frame(item)
     }
-    return Effect.andThen(Effect.raceFirst(Effect.sleep(due), ended), next)
+    return [encoder.encode(text)]
+  }
+  const last = (): NonEmptyReadonlyArray<Uint8Array> => {
+    finished = true
+    return [encoder.encode(handoff.shutDown ? frame(shuttingDown) + DONE_EVENT : DONE_EVENT)]
+  }
+  const pull: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> = Effect.suspend(() => {
+    if (held !== undefined) {
+      const items = held
+      held = undefined
+      return Effect.succeed(framed(items))
+    }
+    if (finished) return Cause.done()
+    return Pull.matchEffect(handoff.take, {
+      onSuccess: (items) => Effect.succeed(framed(items)),
+      onFailure: Effect.failCause,
+      onDone: () => Effect.succeed(last())
+    })
   })
-  return next
+  return fromArrayPull(pull, Scope.close(scope, Exit.void))
 }

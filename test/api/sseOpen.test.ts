@@ -4,11 +4,12 @@
  * during a stream. The HTTP side of the same rules is in streaming.test.ts, chatFaults.test.ts
  * and lifecycle.test.ts.
  */
-import { Deferred, Effect, Exit, Stream } from "effect"
+import { Effect, Exit, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import { ApiError, statusOf } from "../../core/api/ApiError.ts"
 import type { ChatCompletionChunk } from "../../core/chat/ChatCompletion.ts"
 import { DONE_EVENT, KEEP_ALIVE_EVENT, openSse, type SequencedEvent } from "../../core/api/ChatSse.ts"
+import { makeStreamsEnd, type StreamsEnd } from "../../core/api/ServerOptions.ts"
 
 const chunk = (content: string): SequencedEvent => ({
   _tag: "Chunk",
@@ -20,7 +21,7 @@ const failure = new ApiError({ kind: "upstream", message: "the upstream answered
 const bodyText = (body: Stream.Stream<Uint8Array>) =>
   Stream.runFold(body, () => "", (text, bytes) => text + new TextDecoder().decode(bytes))
 
-const open = (events: Stream.Stream<SequencedEvent>, keepAliveMs: number, end: Effect.Effect<void> = Effect.never) =>
+const open = (events: Stream.Stream<SequencedEvent>, keepAliveMs: number, end: StreamsEnd = makeStreamsEnd()) =>
   openSse(events, `${keepAliveMs} millis`, end)
 
 describe("openSse", () => {
@@ -31,6 +32,31 @@ describe("openSse", () => {
     const text = await Effect.runPromise(bodyText(opened.body))
     const frames = text.split("\n\n").filter((f) => f !== "")
     expect(frames.map((f) => (f.startsWith("data: {") ? JSON.parse(f.slice(6)).choices[0].delta.content : f))).toEqual(["a", "b", "data: [DONE]"])
+    expect(text.endsWith(DONE_EVENT)).toBe(true)
+  })
+
+  it("answers an empty stream with [DONE] alone", async () => {
+    const opened = await Effect.runPromise(open(Stream.empty, 10_000))
+    if (opened._tag !== "Open") throw new Error("expected an open stream")
+    expect(await Effect.runPromise(bodyText(opened.body))).toBe(DONE_EVENT)
+  })
+
+  it("runs the events no further ahead of the body than one array", async () => {
+    let pulled = 0
+    const source = Stream.fromIterable(Array.from({ length: 100 }, (_, i) => i)).pipe(
+      Stream.rechunk(1),
+      Stream.map((i) => {
+        pulled++
+        return chunk(String(i))
+      })
+    )
+    const opened = await Effect.runPromise(open(source, 10_000))
+    if (opened._tag !== "Open") throw new Error("expected an open stream")
+    // The first array (taken to open), one handed over, one waiting to be.
+    expect(pulled).toBeLessThanOrEqual(3)
+    const text = await Effect.runPromise(bodyText(opened.body))
+    const contents = text.split("\n\n").filter((f) => f.startsWith("data: {")).map((f) => JSON.parse(f.slice(6)).choices[0].delta.content)
+    expect(contents).toEqual(Array.from({ length: 100 }, (_, i) => String(i)))
     expect(text.endsWith(DONE_EVENT)).toBe(true)
   })
 
@@ -66,12 +92,12 @@ describe("openSse", () => {
 
   it("ends an open stream at a shutdown with the shutdown error and [DONE], and interrupts the backend", async () => {
     const result = await Effect.runPromise(Effect.gen(function*() {
-      const end = yield* Deferred.make<void>()
+      const end = makeStreamsEnd()
       let interrupted = false
       const endless = Stream.concat(Stream.make(chunk("first")), Stream.never).pipe(Stream.onExit((exit) => Effect.sync(() => { interrupted = Exit.hasInterrupts(exit) })))
-      const opened = yield* open(endless, 10_000, Deferred.await(end))
+      const opened = yield* open(endless, 10_000, end)
       if (opened._tag !== "Open") return yield* Effect.die("expected an open stream")
-      yield* Effect.forkChild(Effect.andThen(Effect.sleep("30 millis"), Deferred.succeed(end, undefined)))
+      yield* Effect.forkChild(Effect.andThen(Effect.sleep("30 millis"), Effect.sync(end.end)))
       const text = yield* bodyText(opened.body)
       return { text, interrupted }
     }))
@@ -84,9 +110,9 @@ describe("openSse", () => {
 
   it("refuses with 503's error when the shutdown comes before the first event", async () => {
     const opened = await Effect.runPromise(Effect.gen(function*() {
-      const end = yield* Deferred.make<void>()
-      yield* Deferred.succeed(end, undefined)
-      return yield* open(Stream.never, 10_000, Deferred.await(end))
+      const end = makeStreamsEnd()
+      end.end()
+      return yield* open(Stream.never, 10_000, end)
     }))
     expect(opened._tag).toBe("Failed")
     if (opened._tag !== "Failed") return

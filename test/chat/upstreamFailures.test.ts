@@ -195,6 +195,35 @@ describe("deadlines", () => {
       expect(chunks.length).toBeGreaterThan(0)
     }))
 
+  it("total, streams: covers the retries too", () =>
+    withUpstream({ defaultScenario: { status: 503, retryAfter: "0.2" } }, async (upstream) => {
+      const started = Date.now()
+      const { error } = await consume(mockTarget(upstream, { timeouts: timeouts(5_000, 5_000, 700), retries: { max: 100, baseDelayMs: 200 } }))
+      expect(["timeout", "status"]).toContain(error!.kind)
+      expect(upstream.chatRequests()).toBeLessThan(10)
+      expect(Date.now() - started).toBeLessThan(3_000)
+    }))
+
+  it("total before connect: a deadline nearer than the connect timeout ends the wait for headers", () =>
+    withUpstream({ defaultScenario: { headersDelayMs: 5_000 } }, async (upstream) => {
+      const started = Date.now()
+      const { error } = await consume(mockTarget(upstream, { timeouts: timeouts(5_000, 10_000, 300), retries: noRetry }))
+      expect(error).toMatchObject({ kind: "timeout", beforeFirstByte: true })
+      expect(error!.message).toContain("total timeout")
+      expect(Date.now() - started).toBeLessThan(3_000)
+    }))
+
+  it("total before the first token: a deadline nearer than the first-token timeout ends the wait for it", () =>
+    withUpstream({ defaultScenario: { firstChunkDelayMs: 5_000 } }, async (upstream) => {
+      const started = Date.now()
+      const { error } = await consume(mockTarget(upstream, { timeouts: timeouts(5_000, 10_000, 300), retries: noRetry }))
+      expect(error).toMatchObject({ kind: "timeout", beforeFirstByte: true })
+      expect(error!.message).toContain("total timeout")
+      expect(Date.now() - started).toBeLessThan(3_000)
+      const request = await upstream.waitForClose(0)
+      expect(request.completed).toBe(false)
+    }))
+
   it("total, whole answers: covers the retries too", () =>
     withUpstream({ defaultScenario: { status: 503, retryAfter: "0.2" } }, async (upstream) => {
       const error = await completeError(mockTarget(upstream, { timeouts: timeouts(5_000, 5_000, 700), retries: { max: 100, baseDelayMs: 200 } }))

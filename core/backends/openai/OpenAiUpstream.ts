@@ -25,6 +25,7 @@ import { errorBodyText, scrub, secretsOf } from "./ErrorText.ts"
 import { upstreamBody } from "./RequestBody.ts"
 import { type AnswerIssue, normalizeCompletion } from "./ResponseNormalizer.ts"
 import { retryAfterMs, retrySchedule } from "./RetryPolicy.ts"
+import { StreamDeadline } from "./StreamDeadline.ts"
 import { StreamNormalizer } from "./StreamNormalizer.ts"
 
 /** How long an error body may take to read before the status alone is reported. */
@@ -268,16 +269,18 @@ export const make = Effect.gen(function*() {
 
   // --- streams ------------------------------------------------------------------
 
-  /** An opened stream: the chunks of the first data events, the rest to pull, and how to end it at the deadline. */
+  /** An opened stream: the chunks of the first data events, and the rest to pull. */
   interface OpenedStream {
     readonly first: ReadonlyArray<ChatChunk>
     readonly rest: Pull.Pull<Chunks, UpstreamError>
-    readonly expire: Effect.Effect<void>
   }
 
   /** Reads what is left of a body (after [DONE]: its end, as a rule), for at most BODY_END_MS; whatever happens, succeeds. */
-  const bodyEnd = (bytes: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError>): Effect.Effect<void> =>
-    Effect.forever(bytes).pipe(Pull.catchDone(() => Effect.void), Effect.timeoutOption(BODY_END_MS), Effect.ignore)
+  const bodyEnd = (bytes: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError>, deadline: StreamDeadline): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      deadline.set("body-end", BODY_END_MS)
+      return Effect.forever(bytes).pipe(Pull.catchDone(() => Effect.void), Effect.ignore)
+    })
 
   /**
    * Body bytes to chunks. Chunks already parsed go out before a failure
@@ -287,11 +290,15 @@ export const make = Effect.gen(function*() {
     target: UpstreamTarget,
     bytes: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError>,
     normalizer: StreamNormalizer,
-    expired: () => boolean
+    deadline: StreamDeadline
   ): Pull.Pull<Chunks, UpstreamError> => {
     let buffer: Array<ChatChunk> = []
     let ended = false
-    const expiredError = () => timeout(target, "total", target.timeouts.totalMs, !normalizer.started)
+    const expired = () => deadline.passed !== undefined
+    const expiredError = () =>
+      deadline.passed === "first-token"
+        ? timeout(target, "first-token", target.timeouts.firstTokenMs, !normalizer.started)
+        : timeout(target, "total", target.timeouts.totalMs, !normalizer.started)
     const loop = (): Pull.Pull<Chunks, UpstreamError> => {
       if (buffer.length > 0) {
         const out = buffer as unknown as Chunks
@@ -302,9 +309,9 @@ export const make = Effect.gen(function*() {
       if (ended) return Cause.done()
       if (normalizer.done) {
         ended = true
-        return Effect.andThen(bodyEnd(bytes), Cause.done())
+        return Effect.andThen(bodyEnd(bytes, deadline), Cause.done())
       }
-      // No race per read: the deadline closes the body's scope, which aborts the request, and an
+      // No race per read: a deadline closes the body's scope, which aborts the request, and an
       // aborted request ends a pending read on both clients (test/chat/upstreamFailures.test.ts
       // over fetch, test/fault/chatFaults.test.ts over Undici). A race was two fibers a read.
       return Pull.matchEffect(bytes, {
@@ -335,17 +342,26 @@ export const make = Effect.gen(function*() {
   }
 
   /** One try at opening a stream, in a scope of its own under the stream's scope: closed (request aborted) on failure. */
-  const openOnce = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, streamScope: Scope.Scope) {
+  const openOnce = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, streamScope: Scope.Scope, deadline: number) {
     const scope = yield* Scope.fork(streamScope)
-    return yield* openIn(target, body, scope).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
+    return yield* openIn(target, body, scope, deadline).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
   })
 
+  /**
+   * The response head within connectMs (or by the total `deadline`, when that comes first: the
+   * one race a try has); then the first data event within firstTokenMs of the start and the rest
+   * by the deadline, on the try's StreamDeadline.
+   */
   // Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
-  const openIn = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, scope: Scope.Closeable) {
+  const openIn = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, scope: Scope.Closeable, deadline: number) {
     const startedAt = yield* Clock.currentTimeMillis
-    const { connectMs, firstTokenMs } = target.timeouts
+    const { connectMs, firstTokenMs, totalMs } = target.timeouts
+    const headersMs = Math.min(connectMs, deadline - startedAt)
     const response = yield* send(target, buildRequest(target, body, true)).pipe(
-      Effect.timeoutOrElse({ duration: connectMs, orElse: () => Effect.fail(timeout(target, "connect", connectMs, true)) })
+      Effect.timeoutOrElse({
+        duration: Math.max(0, headersMs),
+        orElse: () => Effect.fail(headersMs < connectMs ? timeout(target, "total", totalMs, true) : timeout(target, "connect", connectMs, true))
+      })
     )
     if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
     if (isJsonContent(response)) {
@@ -362,22 +378,15 @@ export const make = Effect.gen(function*() {
       }))
     }
     const normalizer = new StreamNormalizer()
-    let expired = false
+    const timer = new StreamDeadline(scope)
+    yield* Scope.addFinalizer(scope, Effect.sync(timer.clear))
     const bytes = yield* Stream.toPull(response.stream).pipe(Scope.provide(scope))
-    const rest = chunkPull(target, bytes, normalizer, () => expired)
-    const remaining = startedAt + firstTokenMs - (yield* Clock.currentTimeMillis)
-    const first = yield* rest.pipe(
-      Pull.catchDone(() => Effect.succeed<ReadonlyArray<ChatChunk>>([])),
-      Effect.timeoutOrElse({
-        duration: Math.max(0, remaining),
-        orElse: () => Effect.fail(timeout(target, "first-token", firstTokenMs, !normalizer.started))
-      })
-    )
-    const expire = Effect.suspend(() => {
-      expired = true
-      return Scope.close(scope, Exit.void)
-    })
-    return { first, rest, expire } satisfies OpenedStream
+    const rest = chunkPull(target, bytes, normalizer, timer)
+    const firstBy = Math.min(startedAt + firstTokenMs, deadline)
+    timer.set(firstBy < startedAt + firstTokenMs ? "total" : "first-token", firstBy - (yield* Clock.currentTimeMillis))
+    const first = yield* Pull.catchDone(rest, () => Effect.succeed<ReadonlyArray<ChatChunk>>([]))
+    timer.set("total", deadline - (yield* Clock.currentTimeMillis))
+    return { first, rest } satisfies OpenedStream
   })
 
   /** Until the first chunks are in: connect, retries and first token (the span ends there, nothing per chunk). */
@@ -389,12 +398,8 @@ export const make = Effect.gen(function*() {
     const { totalMs } = target.timeouts
     const deadline = (yield* Clock.currentTimeMillis) + totalMs
     const body = JSON.stringify(upstreamBody(target.model, target.params, request, true, target.requestDefaults))
-    const opened = yield* withRetries(target, deadline, openOnce(target, body, streamScope)).pipe(
-      Effect.timeoutOrElse({ duration: totalMs, orElse: () => Effect.fail(timeout(target, "total", totalMs, true)) })
-    )
-    // The total deadline aborts the request; the pull then reports the timeout. No per-chunk timer.
-    const remaining = deadline - (yield* Clock.currentTimeMillis)
-    yield* Effect.forkIn(Effect.andThen(Effect.sleep(Math.max(0, remaining)), opened.expire), streamScope)
+    // Each try's waits end by the deadline, and the retries' waits never pass it (retrySchedule).
+    const opened = yield* withRetries(target, deadline, openOnce(target, body, streamScope, deadline))
     return answerStream(opened)
   })
 

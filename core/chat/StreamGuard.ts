@@ -13,6 +13,9 @@ import type { Checks, Output, ValidationPolicy } from "./OutputValidation.ts"
 import { StopScanner } from "./StopSequences.ts"
 import type { TokenCount } from "./TokenCount.ts"
 
+/** What a chunk that shows nothing gives (never written to). */
+const noChunks: ReadonlyArray<ChatChunk> = []
+
 interface ChoiceState {
   readonly scanner: StopScanner | undefined
   /** Content shown so far (or held, when the content must be validated first). */
@@ -76,27 +79,26 @@ export class StreamGuard {
     return state
   }
 
-  push(chunk: ChatChunk): Effect.Effect<Array<ChatChunk>, ChatModelError> {
-    const out = this.step(chunk)
-    return Effect.isEffect(out) ? out : Effect.succeed(out)
-  }
-
-  /** The chunks for one backend chunk: at once, or an Effect when a choice finishes (its output is settled). */
-  step(chunk: ChatChunk): Array<ChatChunk> | Effect.Effect<Array<ChatChunk>, ChatModelError> {
+  /**
+   * The chunks for one backend chunk: at once, or an Effect when a choice finishes (its output is
+   * settled). Per chunk of a stream: only what goes out is allocated (a chunk that shows nothing
+   * gives the shared empty array).
+   */
+  step(chunk: ChatChunk): ReadonlyArray<ChatChunk> | Effect.Effect<Array<ChatChunk>, ChatModelError> {
     if (chunk.usage !== undefined) {
       this.usages.push(chunk.usage)
       this.sawUsage = true
     }
-    const out: Array<ChatChunk> = []
-    const finishes: Array<[number, FinishReason | null]> = []
-    const choices: Array<ChunkChoice> = []
+    let finishes: Array<[number, FinishReason | null]> | undefined
+    let choices: Array<ChunkChoice> | undefined
     for (const choice of chunk.choices) {
       const state = this.state(choice.index)
       if (state.done) continue
-      const delta: { -readonly [K in keyof ChunkDelta]: ChunkDelta[K] } = {}
+      let reasoning: string | undefined
+      let content: string | undefined
       if (choice.delta.reasoning_content) {
         state.reasoning += choice.delta.reasoning_content
-        delta.reasoning_content = choice.delta.reasoning_content
+        reasoning = choice.delta.reasoning_content
       }
       let stopHit = false
       if (choice.delta.content) {
@@ -105,19 +107,22 @@ export class StreamGuard {
         if (this.holdContent) state.held += shown
         else if (shown !== "") {
           state.content += shown
-          delta.content = shown
+          content = shown
         }
       }
-      for (const call of choice.delta.tool_calls ?? []) this.addCallDelta(state, call)
-      if (Object.keys(delta).length > 0) choices.push({ index: choice.index, delta, finish_reason: null })
+      if (choice.delta.tool_calls !== undefined) for (const call of choice.delta.tool_calls) this.addCallDelta(state, call)
+      if (reasoning !== undefined || content !== undefined) {
+        const delta: ChunkDelta = reasoning === undefined ? { content: content! } : content === undefined ? { reasoning_content: reasoning } : { reasoning_content: reasoning, content }
+        ;(choices ??= []).push({ index: choice.index, delta, finish_reason: null })
+      }
       if (stopHit) {
         this.stoppedByGateway = true
-        finishes.push([choice.index, null])
+        ;(finishes ??= []).push([choice.index, null])
       }
-      else if (choice.finish_reason !== null) finishes.push([choice.index, choice.finish_reason])
+      else if (choice.finish_reason !== null) (finishes ??= []).push([choice.index, choice.finish_reason])
     }
-    if (choices.length > 0) out.push({ choices })
-    if (finishes.length === 0) return out
+    const out: ReadonlyArray<ChatChunk> = choices === undefined ? noChunks : [{ choices }]
+    if (finishes === undefined) return out
     return Effect.map(Effect.forEach(finishes, ([index, reason]) => this.finish(index, reason)), (ends) => [...out, ...ends.flat()])
   }
 

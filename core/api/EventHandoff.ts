@@ -42,7 +42,8 @@ export class EventHandoff<A> {
 
   /** Runs `events` in a fiber of `scope` (closing it interrupts them), until they end or `end` signals a shutdown. */
   start<E>(events: Stream.Stream<A, E>, end: StreamsEnd, scope: Scope.Scope): Effect.Effect<void> {
-    return Effect.map(Effect.forkIn(Stream.runForEachArray(events, (array) => this.put(array)), scope), (fiber) => {
+    // Started at once, not on the scheduler's next turn (a setImmediate before the first event).
+    return Effect.map(Effect.forkIn(Stream.runForEachArray(events, (array) => this.put(array)), scope, { startImmediately: true }), (fiber) => {
       const unlisten = end.onEnd(() => this.stop(fiber))
       fiber.addObserver((exit) => {
         unlisten()

@@ -41,7 +41,7 @@ export class EventHandoff<A> {
   }
 
   /** Runs `events` in a fiber of `scope` (closing it interrupts them), until they end or `end` signals a shutdown. */
-  start<E>(events: Stream.Stream<A, E>, end: StreamsEnd, scope: Scope.Scope): Effect.Effect<void> {
+  start(events: Stream.Stream<A>, end: StreamsEnd, scope: Scope.Scope): Effect.Effect<void> {
     // Started at once, not on the scheduler's next turn (a setImmediate before the first event).
     return Effect.map(Effect.forkIn(Stream.runForEachArray(events, (array) => this.put(array)), scope, { startImmediately: true }), (fiber) => {
       const unlisten = end.onEnd(() => this.stop(fiber))
@@ -99,7 +99,8 @@ export class EventHandoff<A> {
     const ended = this.ended
     if (ended === undefined) return undefined
     // Interrupted: by a shutdown (the pull is done) or by the scope closing (nobody is pulling).
-    return Exit.isFailure(ended) && !Cause.hasInterruptsOnly(ended.cause) ? Effect.failCause(ended.cause as Cause.Cause<never>) : Cause.done()
+    // Events that cannot fail end otherwise only with a defect, which goes on to the body.
+    return Exit.isFailure(ended) && !Cause.hasInterruptsOnly(ended.cause) ? Effect.failCause(ended.cause) : Cause.done()
   }
 
   /** Wakes a waiting pull with whatever is ready now. */

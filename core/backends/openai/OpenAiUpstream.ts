@@ -356,7 +356,10 @@ export const make = Effect.gen(function*() {
   const openIn = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, scope: Scope.Closeable, deadline: number) {
     const startedAt = yield* Clock.currentTimeMillis
     const { connectMs, firstTokenMs, totalMs } = target.timeouts
+    // Each wait of the try ends by the total deadline when that comes first, and is reported as the total's.
     const headersMs = Math.min(connectMs, deadline - startedAt)
+    const firstBy = Math.min(startedAt + firstTokenMs, deadline)
+    const firstKind = firstBy < startedAt + firstTokenMs ? "total" : "first-token"
     const response = yield* send(target, buildRequest(target, body, true)).pipe(
       Effect.timeoutOrElse({
         duration: Math.max(0, headersMs),
@@ -367,9 +370,11 @@ export const make = Effect.gen(function*() {
     if (isJsonContent(response)) {
       // A server that ignored stream:true, or answered 200 with an error object.
       // Read within the first-token deadline: a server that sends JSON headers and then stalls is not waited for.
-      const left = Math.max(0, startedAt + firstTokenMs - (yield* Clock.currentTimeMillis))
+      const left = Math.max(0, firstBy - (yield* Clock.currentTimeMillis))
       const read = yield* response.text.pipe(Effect.timeoutOption(left), Effect.orElseSucceed(() => undefined))
-      if (read !== undefined && read._tag === "None") return yield* Effect.fail(timeout(target, "first-token", firstTokenMs, true))
+      if (read !== undefined && read._tag === "None") {
+        return yield* Effect.fail(firstKind === "total" ? timeout(target, "total", totalMs, true) : timeout(target, "first-token", firstTokenMs, true))
+      }
       const text = errorBodyText(read === undefined ? "" : read.value)
       return yield* Effect.fail(fail(target, {
         kind: "protocol",
@@ -382,8 +387,7 @@ export const make = Effect.gen(function*() {
     yield* Scope.addFinalizer(scope, Effect.sync(timer.clear))
     const bytes = yield* Stream.toPull(response.stream).pipe(Scope.provide(scope))
     const rest = chunkPull(target, bytes, normalizer, timer)
-    const firstBy = Math.min(startedAt + firstTokenMs, deadline)
-    timer.set(firstBy < startedAt + firstTokenMs ? "total" : "first-token", firstBy - (yield* Clock.currentTimeMillis))
+    timer.set(firstKind, firstBy - (yield* Clock.currentTimeMillis))
     const first = yield* Pull.catchDone(rest, () => Effect.succeed<ReadonlyArray<ChatChunk>>([]))
     timer.set("total", deadline - (yield* Clock.currentTimeMillis))
     return { first, rest } satisfies OpenedStream

@@ -204,25 +204,18 @@ describe("deadlines", () => {
       expect(Date.now() - started).toBeLessThan(3_000)
     }))
 
-  it("total before connect: a deadline nearer than the connect timeout ends the wait for headers", () =>
-    withUpstream({ defaultScenario: { headersDelayMs: 5_000 } }, async (upstream) => {
-      const started = Date.now()
-      const { error } = await consume(mockTarget(upstream, { timeouts: timeouts(5_000, 10_000, 300), retries: noRetry }))
-      expect(error).toMatchObject({ kind: "timeout", beforeFirstByte: true })
-      expect(error!.message).toContain("total timeout")
-      expect(Date.now() - started).toBeLessThan(3_000)
-    }))
-
-  it("total before the first token: a deadline nearer than the first-token timeout ends the wait for it", () =>
-    withUpstream({ defaultScenario: { firstChunkDelayMs: 5_000 } }, async (upstream) => {
-      const started = Date.now()
-      const { error } = await consume(mockTarget(upstream, { timeouts: timeouts(5_000, 10_000, 300), retries: noRetry }))
-      expect(error).toMatchObject({ kind: "timeout", beforeFirstByte: true })
-      expect(error!.message).toContain("total timeout")
-      expect(Date.now() - started).toBeLessThan(3_000)
-      const request = await upstream.waitForClose(0)
-      expect(request.completed).toBe(false)
-    }))
+  // A total deadline nearer than the connect or first-token timeout ends that wait, as the total's timeout.
+  for (const [wait, scenario] of [["the response head", { headersDelayMs: 5_000 }], ["the first token", { firstChunkDelayMs: 5_000 }]] as const) {
+    it(`total before ${wait}: the deadline ends the wait and the request`, () =>
+      withUpstream({ defaultScenario: scenario }, async (upstream) => {
+        const started = Date.now()
+        const { error } = await consume(mockTarget(upstream, { timeouts: timeouts(5_000, 10_000, 300), retries: noRetry }))
+        expect(error).toMatchObject({ kind: "timeout", beforeFirstByte: true })
+        expect(error!.message).toContain("total timeout")
+        expect(Date.now() - started).toBeLessThan(3_000)
+        expect((await upstream.waitForClose(0)).completed).toBe(false)
+      }))
+  }
 
   it("total, whole answers: covers the retries too", () =>
     withUpstream({ defaultScenario: { status: 503, retryAfter: "0.2" } }, async (upstream) => {

@@ -47,7 +47,7 @@ export class EventHandoff<A> {
       const unlisten = end.onEnd(() => this.stop(fiber))
       fiber.addObserver((exit) => {
         unlisten()
-        this.ended = exit as Exit.Exit<void>
+        this.ended = exit
         this.settle()
       })
     })

@@ -276,9 +276,9 @@ export const make = Effect.gen(function*() {
   }
 
   /** Reads what is left of a body (after [DONE]: its end, as a rule), for at most BODY_END_MS; whatever happens, succeeds. */
-  const bodyEnd = (bytes: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError>, deadline: StreamDeadline): Effect.Effect<void> =>
+  const bodyEnd = (bytes: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError>, timer: StreamDeadline): Effect.Effect<void> =>
     Effect.suspend(() => {
-      deadline.set("body-end", BODY_END_MS)
+      timer.set("body-end", BODY_END_MS)
       return Effect.forever(bytes).pipe(Pull.catchDone(() => Effect.void), Effect.ignore)
     })
 
@@ -290,13 +290,13 @@ export const make = Effect.gen(function*() {
     target: UpstreamTarget,
     bytes: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError>,
     normalizer: StreamNormalizer,
-    deadline: StreamDeadline
+    timer: StreamDeadline
   ): Pull.Pull<Chunks, UpstreamError> => {
     let buffer: Array<ChatChunk> = []
     let ended = false
-    const expired = () => deadline.passed !== undefined
+    const expired = () => timer.passed !== undefined
     const expiredError = () =>
-      deadline.passed === "first-token"
+      timer.passed === "first-token"
         ? timeout(target, "first-token", target.timeouts.firstTokenMs, !normalizer.started)
         : timeout(target, "total", target.timeouts.totalMs, !normalizer.started)
     const loop = (): Pull.Pull<Chunks, UpstreamError> => {
@@ -309,7 +309,7 @@ export const make = Effect.gen(function*() {
       if (ended) return Cause.done()
       if (normalizer.done) {
         ended = true
-        return Effect.andThen(bodyEnd(bytes, deadline), Cause.done())
+        return Effect.andThen(bodyEnd(bytes, timer), Cause.done())
       }
       // No race per read: a deadline closes the body's scope, which aborts the request, and an
       // aborted request ends a pending read on both clients (test/chat/upstreamFailures.test.ts

@@ -148,7 +148,7 @@ export class RankingChannel {
 
   /** False once the helper failed or stopped: queries are ranked on one thread. */
   get usable(): boolean {
-    return !this.broken && Atomics.load(this.ints, STATE) !== State.Stopped
+    return !this.failedUnseen() && Atomics.load(this.ints, STATE) !== State.Stopped
   }
 
   // ---- the answering thread ---------------------------------------------------------------
@@ -158,7 +158,7 @@ export class RankingChannel {
    * a helper that looks meanwhile waits for it awake. `unprepare` when none is posted after all.
    */
   prepare(): void {
-    if (this.broken) return
+    if (this.failedUnseen()) return
     Atomics.compareExchange(this.ints, STATE, State.Done, State.Idle)
     Atomics.compareExchange(this.ints, STATE, State.Idle, State.Preparing)
   }
@@ -170,7 +170,7 @@ export class RankingChannel {
   /** Posts a query for the helper; false when it cannot take one (busy, failed or stopped). */
   post(query: Omit<PostedQuery, "termIds" | "weights">, terms: ReadonlyArray<{ readonly termId: number; readonly weight: number }>): boolean {
     const ints = this.ints
-    if (this.broken || terms.length > maxTerms || query.k > maxK || query.bounds.length > rankingChunks + 1) return false
+    if (this.failedUnseen() || terms.length > maxTerms || query.k > maxK || query.bounds.length > rankingChunks + 1) return false
     // Done here is left from a query given up on just as the helper finished it.
     Atomics.compareExchange(ints, STATE, State.Done, State.Idle)
     const state = Atomics.load(ints, STATE)
@@ -237,6 +237,16 @@ export class RankingChannel {
     const pairs = this.published(count)
     if (pairs !== undefined) this.helped++
     return { pairs, chunks: this.theirs(count > 0 ? ints[AREA_CHUNKS + (count & 1)]! : 0) }
+  }
+
+  /**
+   * True once the helper has failed, including on a query given up on before it said so (its
+   * `done` then leaves the channel Idle, or Done, with FAILED set, and no `finish` reads it):
+   * that report would otherwise be cleared by the next post, and the helper asked again.
+   */
+  private failedUnseen(): boolean {
+    if (!this.broken && Atomics.load(this.ints, FAILED) !== 0) this.broken = true
+    return this.broken
   }
 
   /** Tells the helper to end its loop; the channel is not used again. */

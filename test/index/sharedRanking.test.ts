@@ -247,6 +247,27 @@ describe("a costly query being prepared (the helper kept awake for its post)", (
     expect(helperSide.take()).toBeUndefined()
   })
 
+  it("is not posted again once the helper failed, even on a query given up on before it said so", () => {
+    for (const leftAs of ["given up on first", "left unread"] as const) {
+      const answering = new RankingChannel()
+      const helperSide = new RankingChannel(answering.buffer)
+      answering.prepare()
+      expect(answering.post(posted, terms)).toBe(true)
+      expect(helperSide.take()?.k).toBe(10)
+      if (leftAs === "given up on first") {
+        // The helper is descheduled past the hedge: the answering thread ranks its chunks, then it throws.
+        expect(answering.finish(0).chunks.length).toBeGreaterThan(0)
+        helperSide.done(true)
+      } else {
+        // It throws just as it is given up on: its report is left Done, and no finish reads it.
+        helperSide.done(true)
+      }
+      expect(answering.usable, leftAs).toBe(false)
+      answering.prepare()
+      expect(answering.post(posted, terms), leftAs).toBe(false)
+    }
+  })
+
   it("does not keep a real helper spinning when nothing is posted, and the helper takes part afterwards", async () => {
     const index = inShared()
     const helper = startRankingHelper(index, { minPostings })!

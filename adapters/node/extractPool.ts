@@ -13,13 +13,21 @@
  * page it was working on with the reason; the pages queued behind it go to
  * a fresh worker. Past a few deaths the pool stops spawning and extracts the
  * remaining pages on the main thread, so a run always finishes.
+ *
+ * The same workers then do the build's analysis (`analyze`: a page's field
+ * texts in, their tokens out, core/index/analysis/AnalyzedText.ts), which the
+ * build replays in page order. In a one-thread run it is two thirds of the
+ * build, which otherwise ran on one core while the others sat idle. A page
+ * whose worker dies is analysed on the main thread: the build needs them all.
  */
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { Effect, type Scope } from "effect"
 import { failed, type SourceItem } from "../../core/ingest/DocumentSource.ts"
 import { extractRawPage, type PageExtractor, type RawPage } from "../../core/ingest/RawPage.ts"
-import type { ExtractRequest } from "./extractWorker.ts"
+import type { AnalyzedFields } from "../../core/index/analysis/AnalyzedText.ts"
+import { analyzeTexts } from "./analyzeTexts.ts"
+import type { WorkerAnswer, WorkerRequest } from "./extractWorker.ts"
 
 export interface ExtractPoolOptions {
   /** Worker threads; all cores by default. */
@@ -40,9 +48,15 @@ export const defaultWorkers = (): number => availableParallelism()
 // The worker file next to this one: .ts when run from source, .js in the built package.
 const workerUrl = new URL(`./extractWorker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`, import.meta.url)
 
+/** A request in flight, and what to do with it in each of the ways it can end. */
 interface Pending {
-  readonly request: ExtractRequest
-  readonly resume: (item: SourceItem) => void
+  readonly request: WorkerRequest
+  /** The worker answered. */
+  readonly answered: (answer: WorkerAnswer) => void
+  /** The worker died on this request. */
+  readonly crashed: (reason: string) => void
+  /** No worker is left: the work is done on this thread. */
+  readonly inPlace: () => void
 }
 
 interface Slot {
@@ -71,12 +85,12 @@ class Pool {
 
   private spawn(index: number): Worker {
     const worker = new Worker(workerUrl, { name: `periscope-extract-${index}` })
-    worker.on("message", (answer: { id: number; item: SourceItem }) => {
+    worker.on("message", (answer: WorkerAnswer) => {
       const slot = this.slots[index]
       const entry = slot?.pending.get(answer.id)
       if (slot === undefined || entry === undefined) return
       slot.pending.delete(answer.id)
-      entry.resume(answer.item)
+      entry.answered(answer)
     })
     worker.on("error", (error: unknown) => this.died(index, worker, error instanceof Error ? error.message : String(error)))
     worker.on("exit", (code) => this.died(index, worker, `exited with code ${code}`))
@@ -84,7 +98,7 @@ class Pool {
     return worker
   }
 
-  /** The page in work fails with the reason; the pages queued behind it go elsewhere. */
+  /** The request in work ends with the reason; the requests queued behind it go elsewhere. */
   private died(index: number, worker: Worker, reason: string): void {
     if (this.closed || this.dead.has(worker)) return
     this.dead.add(worker)
@@ -93,8 +107,7 @@ class Pool {
     const queued = [...slot.pending.values()]
     slot.pending.clear()
     if (!this.tooManyDeaths()) slot.worker = this.spawn(index)
-    const crashed = queued.shift()
-    crashed?.resume(failed(crashed.request.origin, `the extraction worker stopped on this page (${reason})`))
+    queued.shift()?.crashed(reason)
     for (const entry of queued) this.send(entry)
   }
 
@@ -107,24 +120,39 @@ class Pool {
     for (const slot of this.slots) {
       if (!this.dead.has(slot.worker) && (best === undefined || slot.pending.size < best.pending.size)) best = slot
     }
-    // No worker left (too many deaths): the main thread extracts what is left.
+    // No worker left (too many deaths): the main thread does what is left.
     if (best === undefined || this.tooManyDeaths()) {
-      entry.resume(extractRawPage(entry.request.origin, entry.request.page))
+      entry.inPlace()
       return
     }
     best.pending.set(entry.request.id, entry)
     best.worker.postMessage(entry.request)
   }
 
-  readonly extract = (origin: string, page: RawPage): Effect.Effect<SourceItem> =>
-    Effect.callback<SourceItem>((resume) => {
-      const request: ExtractRequest = { id: this.nextId++, origin, page }
-      this.send({ request, resume: (item) => resume(Effect.succeed(item)) })
-      // Interrupted: the answer, when it comes, is dropped.
+  /** Sends one request; interrupted, its answer is dropped when it comes. */
+  private run<A>(request: WorkerRequest, handle: (resume: (a: A) => void) => Omit<Pending, "request">): Effect.Effect<A> {
+    return Effect.callback<A>((resume) => {
+      this.send({ request, ...handle((a) => resume(Effect.succeed(a))) })
       return Effect.sync(() => {
         for (const slot of this.slots) slot.pending.delete(request.id)
       })
     })
+  }
+
+  readonly extract = (origin: string, page: RawPage): Effect.Effect<SourceItem> =>
+    this.run<SourceItem>({ kind: "extract", id: this.nextId++, origin, page }, (resume) => ({
+      answered: (answer) => answer.kind === "extract" && resume(answer.item),
+      crashed: (reason) => resume(failed(origin, `the extraction worker stopped on this page (${reason})`)),
+      inPlace: () => resume(extractRawPage(origin, page))
+    }))
+
+  // A page cannot be left out of the build: one a worker died on is analysed here.
+  readonly analyze = (texts: ReadonlyArray<string>, stemming: boolean): Effect.Effect<AnalyzedFields> =>
+    this.run<AnalyzedFields>({ kind: "analyze", id: this.nextId++, texts, stemming }, (resume) => ({
+      answered: (answer) => answer.kind === "analyze" && resume(answer.analyzed),
+      crashed: () => resume(analyzeTexts(texts, stemming)),
+      inPlace: () => resume(analyzeTexts(texts, stemming))
+    }))
 
   close(): Promise<unknown> {
     this.closed = true
@@ -142,5 +170,5 @@ export const extractPool = (options: ExtractPoolOptions = {}): Effect.Effect<Pag
   return Effect.acquireRelease(
     Effect.sync(() => new Pool(workers, options.onWorker)),
     (pool) => Effect.promise(() => pool.close())
-  ).pipe(Effect.map((pool): PageExtractor => ({ concurrency: workers * depth, extract: pool.extract })))
+  ).pipe(Effect.map((pool): PageExtractor => ({ concurrency: workers * depth, extract: pool.extract, analyze: pool.analyze })))
 }

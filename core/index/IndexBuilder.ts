@@ -12,6 +12,7 @@
  * appearing in both title and body, which BM25F avoids; it also keeps one upper bound per
  * term, which is what MaxScore pruning needs.
  */
+import type { AnalyzedFields } from "./analysis/AnalyzedText.ts"
 import { Analyzer } from "./analysis/Analyzer.ts"
 import type { IndexDocument } from "./Document.ts"
 import { validateDocument, type ValidDocument } from "./DocumentValidation.ts"
@@ -108,38 +109,86 @@ export class IndexBuilder {
     return { added, duplicates, rejected }
   }
 
+  /** Builds the index, analysing every page's texts on this thread. */
   build(): SearchIndex {
-    const options = this.options
-    const pages = Array.from(this.byUrl.values()).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    const analyzer = new Analyzer({ stemming: options.stemming })
+    const build = this.begin()
+    for (let doc = 0; doc < build.pageCount; doc++) build.addPage(doc)
+    return build.finish()
+  }
 
-    // Pages.
-    const fields = pageFields(options)
-    const web = new InvertedIndexBuilder(fields.map(spec), analyzer, options.k1, options.b)
-    const stored = new StoredFieldsWriter(5)
-    const fingerprintHigh = new Uint32Array(pages.length)
-    const fingerprintLow = new Uint32Array(pages.length)
-    const fingerprintExact = new Uint32Array(pages.length)
-    const tokenCounts = new Int32Array(pages.length)
-    const body = fields.findIndex((f) => f.name === "body")
-    const textPositions: Array<number> = []
-    const hostOf: Array<string> = []
-    let hashes = new Uint32Array(1024)
-    for (let doc = 0; doc < pages.length; doc++) {
-      const page = pages[doc]!
-      web.addDocument(fields.map((f) => f.text(page)))
-      if (body >= 0 && page.text.length >= longTextChars) textPositions.push(doc, web.fieldPositions[body]!)
-      stored.add([page.url, page.title, page.text, page.date ?? "", page.lang])
-      const sequence = web.sequence
-      if (hashes.length < sequence.length) hashes = new Uint32Array(sequence.length * 2)
-      for (let i = 0; i < sequence.length; i++) hashes[i] = web.termHash(sequence.get(i))
-      const fingerprint = simhash(hashes, sequence.length)
-      fingerprintHigh[doc] = fingerprint.high
-      fingerprintLow[doc] = fingerprint.low
-      fingerprintExact[doc] = fingerprint.exact
-      tokenCounts[doc] = sequence.length
-      hostOf.push(reversedHost(new URL(page.url).hostname))
-    }
+  /**
+   * The build in steps, for a caller that analyses the pages' texts elsewhere (IndexRun on worker
+   * threads): the pages in their final order, added one by one in that order, then finished.
+   */
+  begin(): IndexBuild {
+    return new IndexBuild(this.options, Array.from(this.byUrl.values()).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)))
+  }
+}
+
+/** One build of an IndexBuilder's pages (IndexBuilder.begin): addPage for each in order, then finish. */
+export class IndexBuild {
+  readonly options: ResolvedEngineOptions
+  private readonly pages: ReadonlyArray<ValidDocument>
+  private readonly analyzer: Analyzer
+  private readonly fields: Array<Field<ValidDocument>>
+  private readonly web: InvertedIndexBuilder
+  private readonly stored = new StoredFieldsWriter(5)
+  private readonly fingerprintHigh: Uint32Array
+  private readonly fingerprintLow: Uint32Array
+  private readonly fingerprintExact: Uint32Array
+  private readonly tokenCounts: Int32Array
+  private readonly body: number
+  private readonly textPositions: Array<number> = []
+  private readonly hostOf: Array<string> = []
+  private hashes = new Uint32Array(1024)
+
+  constructor(options: ResolvedEngineOptions, pages: ReadonlyArray<ValidDocument>) {
+    this.options = options
+    this.pages = pages
+    this.analyzer = new Analyzer({ stemming: options.stemming })
+    this.fields = pageFields(options)
+    this.web = new InvertedIndexBuilder(this.fields.map(spec), this.analyzer, options.k1, options.b)
+    this.fingerprintHigh = new Uint32Array(pages.length)
+    this.fingerprintLow = new Uint32Array(pages.length)
+    this.fingerprintExact = new Uint32Array(pages.length)
+    this.tokenCounts = new Int32Array(pages.length)
+    this.body = this.fields.findIndex((f) => f.name === "body")
+  }
+
+  get pageCount(): number {
+    return this.pages.length
+  }
+
+  /** Page `doc`'s texts to analyse, one per indexed field, in the order addPage takes them. */
+  pageTexts(doc: number): Array<string> {
+    const page = this.pages[doc]!
+    return this.fields.map((f) => f.text(page))
+  }
+
+  /** Adds page `doc` (the next one), from its texts' tokens when they were analysed elsewhere. */
+  addPage(doc: number, analyzed?: AnalyzedFields): void {
+    const page = this.pages[doc]!
+    const web = this.web
+    if (doc !== web.documentCount) throw new Error(`index build: page ${doc} added where ${web.documentCount} was next`)
+    if (analyzed === undefined) web.addDocument(this.pageTexts(doc))
+    else web.addAnalyzedDocument(analyzed)
+    if (this.body >= 0 && page.text.length >= longTextChars) this.textPositions.push(doc, web.fieldPositions[this.body]!)
+    this.stored.add([page.url, page.title, page.text, page.date ?? "", page.lang])
+    const sequence = web.sequence
+    if (this.hashes.length < sequence.length) this.hashes = new Uint32Array(sequence.length * 2)
+    for (let i = 0; i < sequence.length; i++) this.hashes[i] = web.termHash(sequence.get(i))
+    const fingerprint = simhash(this.hashes, sequence.length)
+    this.fingerprintHigh[doc] = fingerprint.high
+    this.fingerprintLow[doc] = fingerprint.low
+    this.fingerprintExact[doc] = fingerprint.exact
+    this.tokenCounts[doc] = sequence.length
+    this.hostOf.push(reversedHost(new URL(page.url).hostname))
+  }
+
+  /** The index, once every page was added. */
+  finish(): SearchIndex {
+    const { options, pages, analyzer, hostOf } = this
+    if (this.web.documentCount !== pages.length) throw new Error(`index build: ${this.web.documentCount} of ${pages.length} pages added`)
     const hostKeys = Array.from(new Set(hostOf)).sort()
     const hostId = new Map(hostKeys.map((key, i) => [key, i]))
     const hosts = new StoredFieldsWriter(1)
@@ -172,12 +221,12 @@ export class IndexBuilder {
 
     return new SearchIndex({
       options,
-      web: web.build(),
-      pages: stored.finish(),
+      web: this.web.build(),
+      pages: this.stored.finish(),
       pageHost: Int32Array.from(hostOf, (key) => hostId.get(key)!),
       hosts: hosts.finish(),
-      pageCluster: clusterNearDuplicates(fingerprintHigh, fingerprintLow, fingerprintExact, tokenCounts, options.nearDuplicateBits),
-      textPositions: Int32Array.from(textPositions),
+      pageCluster: clusterNearDuplicates(this.fingerprintHigh, this.fingerprintLow, this.fingerprintExact, this.tokenCounts, options.nearDuplicateBits),
+      textPositions: Int32Array.from(this.textPositions),
       pageImages,
       images: images.build(),
       imageFields: imageStored.finish(),

@@ -6,6 +6,7 @@
  * counting sort and encodes each term's postings in blocks, computing the BM25F bounds
  * MaxScore needs. Nothing per term is an object: the log is a handful of growable arrays.
  */
+import type { AnalyzedFields } from "./analysis/AnalyzedText.ts"
 import { type Analyzer, TokenKind } from "./analysis/Analyzer.ts"
 import { ByteWriter, IntWriter } from "./ByteWriter.ts"
 import { blockSize, type FieldSpec, InvertedIndex, type InvertedIndexArrays, fieldNorm, maxFieldLength, noRunPositions, runShift, runSize, runsPerBlock } from "./InvertedIndex.ts"
@@ -48,6 +49,9 @@ export class InvertedIndexBuilder {
   readonly fieldPositions: Int32Array
   private field = 0
   private fieldLength = 0
+  // A recorded text's term ids, by the term's index in it (addAnalyzedDocument).
+  private termIds = new Int32Array(1024)
+  private termSlots = new Int32Array(1024)
   private readonly sink: (term: string, position: number, start: number, end: number, kind: number) => void
 
   constructor(fields: ReadonlyArray<FieldSpec>, analyzer: Analyzer, k1: number, b: number) {
@@ -60,27 +64,40 @@ export class InvertedIndexBuilder {
     this.fieldPositions = new Int32Array(fields.length)
     // Through a local: a function literal written straight to a property is made in V8's old generation (test/architecture/closureStores.test.ts).
     const sink = (term: string, position: number, _start: number, _end: number, kind: number) => {
-      const termId = this.termId(term)
-      let slot = this.local.get(termId)
-      if (slot === undefined) {
-        slot = this.local.size
-        this.local.set(termId, slot)
-        if (slot === this.localTerms.length) this.growLocal()
-        this.localTerms[slot] = termId
-        this.localTf.fill(0, slot * this.fields.length, (slot + 1) * this.fields.length)
-      }
-      this.localTf[slot * this.fields.length + this.field]!++
-      if (this.fields[this.field]!.positions) {
-        this.occurrenceLocal.push(slot)
-        this.occurrencePosition.push(position)
-        this.occurrenceField.push(this.field)
-      }
-      if (kind !== TokenKind.Compound) {
-        this.fieldLength++
-        if (this.fields[this.field]!.positions) this.sequence.push(termId)
-      }
+      this.addToken(this.termId(term), position, kind)
     }
     this.sink = sink
+  }
+
+  /** One token of the current field: what the analyzer's sink gives, with the term's id. */
+  private addToken(termId: number, position: number, kind: number): void {
+    this.addOccurrence(this.slotOf(termId), termId, position, kind)
+  }
+
+  /** The term's slot among the current document's terms, given at its first token. */
+  private slotOf(termId: number): number {
+    let slot = this.local.get(termId)
+    if (slot === undefined) {
+      slot = this.local.size
+      this.local.set(termId, slot)
+      if (slot === this.localTerms.length) this.growLocal()
+      this.localTerms[slot] = termId
+      this.localTf.fill(0, slot * this.fields.length, (slot + 1) * this.fields.length)
+    }
+    return slot
+  }
+
+  private addOccurrence(slot: number, termId: number, position: number, kind: number): void {
+    this.localTf[slot * this.fields.length + this.field]!++
+    if (this.fields[this.field]!.positions) {
+      this.occurrenceLocal.push(slot)
+      this.occurrencePosition.push(position)
+      this.occurrenceField.push(this.field)
+    }
+    if (kind !== TokenKind.Compound) {
+      this.fieldLength++
+      if (this.fields[this.field]!.positions) this.sequence.push(termId)
+    }
   }
 
   get documentCount(): number {
@@ -101,6 +118,45 @@ export class InvertedIndexBuilder {
       this.fieldLength = 0
       const text = texts[k] ?? ""
       this.fieldPositions[k] = text.length > 0 ? this.analyzer.analyze(text, this.sink) : 0
+      this.lengths[k]!.push(this.fieldLength)
+    }
+    this.flushDocument(doc)
+    return doc
+  }
+
+  /**
+   * Indexes one document from its fields' recorded tokens (AnalyzedText.ts, `fields` order): the
+   * same calls addDocument's analysis makes, with each distinct term looked up once.
+   */
+  addAnalyzedDocument(analyzed: AnalyzedFields): number {
+    const doc = this.documents++
+    const f = this.fields.length
+    this.local.clear()
+    this.occurrenceLocal.length = 0
+    this.occurrencePosition.length = 0
+    this.occurrenceField.length = 0
+    this.sequence.length = 0
+    for (let k = 0; k < f; k++) {
+      this.field = k
+      this.fieldLength = 0
+      const text = analyzed[k]
+      if (text !== undefined) {
+        // Terms get their ids and slots in the order of their first token, as the sink gives them.
+        const count = text.terms.length
+        if (this.termIds.length < count) {
+          this.termIds = new Int32Array(count * 2)
+          this.termSlots = new Int32Array(count * 2)
+        }
+        const ids = this.termIds
+        const slots = this.termSlots
+        for (let t = 0; t < count; t++) slots[t] = this.slotOf(ids[t] = this.termId(text.terms[t]!))
+        const tokens = text.tokens
+        for (let i = 0; i < tokens.length; i += 3) {
+          const t = tokens[i]!
+          this.addOccurrence(slots[t]!, ids[t]!, tokens[i + 1]!, tokens[i + 2]!)
+        }
+      }
+      this.fieldPositions[k] = text?.positions ?? 0
       this.lengths[k]!.push(this.fieldLength)
     }
     this.flushDocument(doc)

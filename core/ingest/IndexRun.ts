@@ -13,7 +13,9 @@
  * are taken back in the order the pages came (a reorder window as wide as the
  * pages in flight): the build, and so the snapshot bytes, are exactly those of
  * a one-thread run. Progress counts items that reached the build, not pages
- * handed out.
+ * handed out. An extractor that can also analyse texts does the build's
+ * analysis too (the build's larger part), which the build replays in page
+ * order: the same snapshot again.
  */
 import { Effect, Stream } from "effect"
 import type { IndexDocument } from "../index/Document.ts"
@@ -110,6 +112,22 @@ const itemsOf = (source: DocumentSource, extractor: PageExtractor | undefined): 
       )
     )
 
+/**
+ * The build with its pages' texts analysed by the extractor (on its worker threads), `concurrency`
+ * pages in flight, replayed into the build in page order: the same index as `builder.build()`.
+ */
+const buildAnalysedBy = (builder: IndexBuilder, analyze: NonNullable<PageExtractor["analyze"]>, concurrency: number) =>
+  Effect.suspend(() => {
+    const build = builder.begin()
+    const stemming = build.options.stemming
+    let next = 0
+    return Stream.range(0, build.pageCount - 1).pipe(
+      Stream.mapEffect((doc) => analyze(build.pageTexts(doc), stemming), { concurrency }),
+      Stream.runForEach((analyzed) => Effect.sync(() => build.addPage(next++, analyzed))),
+      Effect.map(() => build.finish())
+    )
+  })
+
 /** Reads the sources, builds the index and encodes it; interruptible at every item. */
 export const runIndex = Effect.fn("runIndex")(function*(options: IndexRunOptions) {
   const progress = options.progress ?? silentProgress
@@ -173,7 +191,8 @@ export const runIndex = Effect.fn("runIndex")(function*(options: IndexRunOptions
   const readMs = performance.now() - started
 
   const buildStart = performance.now()
-  const index = builder.build()
+  const analyze = options.extractor?.analyze
+  const index = analyze === undefined ? builder.build() : yield* buildAnalysedBy(builder, analyze, options.extractor!.concurrency)
   const bytes = encodeSnapshot(index)
   const buildMs = performance.now() - buildStart
 

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { IndexBuilder, InvalidEngineOptions } from "../../core/index/IndexBuilder.ts"
+import { Analyzer } from "../../core/index/analysis/Analyzer.ts"
+import { TokenRecorder } from "../../core/index/analysis/AnalyzedText.ts"
+import { encodeSnapshot } from "../../core/index/Snapshot.ts"
 import { sampleDocuments } from "./corpus.ts"
 
 describe("IndexBuilder", () => {
@@ -89,4 +92,39 @@ describe("IndexBuilder", () => {
     expect(rank(0)).toEqual(["https://k.example/long", "https://k.example/short"])
     expect(rank(1)).toEqual(["https://k.example/short", "https://k.example/long"])
   })
+
+  it("builds the same snapshot bytes from texts analysed elsewhere and replayed in page order", () => {
+    // Compound tokens ("os.path.join", URLs), CJK segments, stop words, possessives and repeated words.
+    const varied: Array<IndexDocument> = [
+      ...sampleDocuments,
+      ...Array.from({ length: 40 }, (_, i) => ({
+        url: `https://replay.example/${i % 7}/${i}`,
+        title: `Page ${i}: os.path.join and C++ in O'Reilly's ${i % 3 === 0 ? "検索エンジン" : "notes"}`,
+        text: `The the ${"word ".repeat(i % 5)}https://a.example/x?y=${i} runs, running, ran; ${i % 2 === 0 ? "" : "ünïcödé façade "}end.`
+      }))
+    ]
+    for (const stemming of [true, false]) {
+      const plain = new IndexBuilder({ stemming })
+      plain.add(varied)
+      const replayed = new IndexBuilder({ stemming })
+      replayed.add(varied)
+      const build = replayed.begin()
+      const recorder = new TokenRecorder(new Analyzer({ stemming }))
+      // Recorded in reverse order, as another thread's memo of words would see them: the replay does not depend on it.
+      const analysed = Array.from({ length: build.pageCount }, (_, doc) => build.pageCount - 1 - doc)
+        .map((doc) => build.pageTexts(doc).map((text) => recorder.record(text))).reverse()
+      for (let doc = 0; doc < build.pageCount; doc++) build.addPage(doc, analysed[doc])
+      expect(Buffer.from(encodeSnapshot(build.finish())).equals(Buffer.from(encodeSnapshot(plain.build()))), `stemming ${stemming}`).toBe(true)
+    }
+  })
+
+  it("refuses a page added out of order, and a build finished before its last page", () => {
+    const builder = new IndexBuilder()
+    builder.add(sampleDocuments)
+    const build = builder.begin()
+    expect(() => build.addPage(1)).toThrow("index build: page 1 added where 0 was next")
+    build.addPage(0)
+    expect(() => build.finish()).toThrow(`index build: 1 of ${build.pageCount} pages added`)
+  })
 })
+

@@ -6,7 +6,8 @@
  * - `--workers 2` writes the very bytes `--workers 1` writes, and reports the
  *   same errors and skips in the same order;
  * - progress counts items that reached the build, one at a time;
- * - a worker that dies fails only the page it was on, the run goes on;
+ * - a worker that dies fails only the page it was on, the run goes on; one
+ *   that dies during the build's analysis changes nothing;
  * - an interrupt (the fiber, and Ctrl-C on the CLI) stops the workers at once.
  *
  * Skips with a printed reason when the corpus is missing (fails under CI=true).
@@ -20,6 +21,7 @@ import { Effect, Fiber } from "effect"
 import { WARCRecord, WARCSerializer } from "warcio"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { extractPool } from "../../adapters/node/extractPool.ts"
+import type { WorkerAnswer } from "../../adapters/node/extractWorker.ts"
 import { indexSnapshot, type IndexSummary } from "../../adapters/node/indexCommand.ts"
 import { openSources } from "../../adapters/node/sources/openSources.ts"
 import { type IndexProgress, runIndex } from "../../core/ingest/IndexRun.ts"
@@ -143,6 +145,31 @@ describe.skipIf(pages === undefined)("extraction on worker threads", () => {
     expect(stopped.length).toBeLessThanOrEqual(1)
     expect(result.failed).toBe(1 + stopped.length) // zz-broken.html, and the page the worker died on (if it had one)
     expect(result.read).toBeGreaterThan(PER_PACKAGE * 0.8 - 1)
+  }, 300_000)
+
+  it("does the build's analysis on the workers, and a worker that dies during it changes no byte of the snapshot", async () => {
+    const sources = () => openSources(args.slice(0, 2))
+    const alone = await Effect.runPromise(runIndex({ sources: sources() }))
+    let analysed = 0
+    let killed = false
+    const onWorker = (worker: Worker) => {
+      // The first worker to answer an analysis dies at once, with the pages queued behind it.
+      worker.on("message", (answer: WorkerAnswer) => {
+        if (answer.kind !== "analyze") return
+        analysed++
+        if (!killed) {
+          killed = true
+          void worker.terminate()
+        }
+      })
+    }
+    const pooled = await Effect.runPromise(Effect.scoped(Effect.flatMap(extractPool({ workers: 2, onWorker }), (extractor) =>
+      runIndex({ sources: sources(), extractor })
+    )))
+    expect(killed).toBe(true)
+    expect(analysed).toBeGreaterThan(1)
+    expect(pooled.read).toBe(alone.read)
+    expect(Buffer.from(pooled.bytes).equals(Buffer.from(alone.bytes))).toBe(true)
   }, 300_000)
 
   it("terminates every worker within a second when the run's fiber is interrupted", async () => {

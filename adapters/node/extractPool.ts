@@ -57,6 +57,8 @@ interface Pending {
   readonly crashed: (reason: string) => void
   /** No worker is left: the work is done on this thread. */
   readonly inPlace: () => void
+  /** How many of the pool's workers (the first ones) may take it. */
+  readonly workers: number
 }
 
 interface Slot {
@@ -117,7 +119,8 @@ class Pool {
 
   private send(entry: Pending): void {
     let best: Slot | undefined
-    for (const slot of this.slots) {
+    for (let i = 0; i < entry.workers; i++) {
+      const slot = this.slots[i]!
       if (!this.dead.has(slot.worker) && (best === undefined || slot.pending.size < best.pending.size)) best = slot
     }
     // No worker left (too many deaths): the main thread does what is left.
@@ -141,14 +144,19 @@ class Pool {
 
   readonly extract = (origin: string, page: RawPage): Effect.Effect<SourceItem> =>
     this.run<SourceItem>({ kind: "extract", id: this.nextId++, origin, page }, (resume) => ({
+      workers: this.size,
       answered: (answer) => answer.kind === "extract" && resume(answer.item),
       crashed: (reason) => resume(failed(origin, `the extraction worker stopped on this page (${reason})`)),
       inPlace: () => resume(extractRawPage(origin, page))
     }))
 
-  // A page cannot be left out of the build: one a worker died on is analysed here.
+  // One worker fewer than the cores: the main thread, replaying the tokens in page order, is the
+  // build's critical path, and a third busy thread on two cores took a third of its core (no
+  // gain in the build's time with both workers analysing). A page cannot be left out of the
+  // build: one a worker died on is analysed here.
   readonly analyze = (texts: ReadonlyArray<string>, stemming: boolean): Effect.Effect<AnalyzedFields> =>
     this.run<AnalyzedFields>({ kind: "analyze", id: this.nextId++, texts, stemming }, (resume) => ({
+      workers: Math.max(1, this.size - 1),
       answered: (answer) => answer.kind === "analyze" && resume(answer.analyzed),
       crashed: () => resume(analyzeTexts(texts, stemming)),
       inPlace: () => resume(analyzeTexts(texts, stemming))

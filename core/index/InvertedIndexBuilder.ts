@@ -106,22 +106,10 @@ export class InvertedIndexBuilder {
 
   /** Indexes one document (field texts in `fields` order) and returns its id. */
   addDocument(texts: ReadonlyArray<string>): number {
-    const doc = this.documents++
-    const f = this.fields.length
-    this.local.clear()
-    this.occurrenceLocal.length = 0
-    this.occurrencePosition.length = 0
-    this.occurrenceField.length = 0
-    this.sequence.length = 0
-    for (let k = 0; k < f; k++) {
-      this.field = k
-      this.fieldLength = 0
+    return this.addFields((k) => {
       const text = texts[k] ?? ""
-      this.fieldPositions[k] = text.length > 0 ? this.analyzer.analyze(text, this.sink) : 0
-      this.lengths[k]!.push(this.fieldLength)
-    }
-    this.flushDocument(doc)
-    return doc
+      return text.length > 0 ? this.analyzer.analyze(text, this.sink) : 0
+    })
   }
 
   /**
@@ -129,6 +117,29 @@ export class InvertedIndexBuilder {
    * same calls addDocument's analysis makes, with each distinct term looked up once.
    */
   addAnalyzedDocument(analyzed: AnalyzedFields): number {
+    return this.addFields((k) => {
+      const text = analyzed[k]
+      if (text === undefined) return 0
+      // Terms get their ids and slots in the order of their first token, as the sink gives them.
+      const count = text.terms.length
+      if (this.termIds.length < count) {
+        this.termIds = new Int32Array(count * 2)
+        this.termSlots = new Int32Array(count * 2)
+      }
+      const ids = this.termIds
+      const slots = this.termSlots
+      for (let t = 0; t < count; t++) slots[t] = this.slotOf(ids[t] = this.termId(text.terms[t]!))
+      const tokens = text.tokens
+      for (let i = 0; i < tokens.length; i += 3) {
+        const t = tokens[i]!
+        this.addOccurrence(slots[t]!, ids[t]!, tokens[i + 1]!, tokens[i + 2]!)
+      }
+      return text.positions
+    })
+  }
+
+  /** One document, field by field: `tokens(k)` gives field k's tokens and returns the positions it took. */
+  private addFields(tokens: (field: number) => number): number {
     const doc = this.documents++
     const f = this.fields.length
     this.local.clear()
@@ -139,24 +150,7 @@ export class InvertedIndexBuilder {
     for (let k = 0; k < f; k++) {
       this.field = k
       this.fieldLength = 0
-      const text = analyzed[k]
-      if (text !== undefined) {
-        // Terms get their ids and slots in the order of their first token, as the sink gives them.
-        const count = text.terms.length
-        if (this.termIds.length < count) {
-          this.termIds = new Int32Array(count * 2)
-          this.termSlots = new Int32Array(count * 2)
-        }
-        const ids = this.termIds
-        const slots = this.termSlots
-        for (let t = 0; t < count; t++) slots[t] = this.slotOf(ids[t] = this.termId(text.terms[t]!))
-        const tokens = text.tokens
-        for (let i = 0; i < tokens.length; i += 3) {
-          const t = tokens[i]!
-          this.addOccurrence(slots[t]!, ids[t]!, tokens[i + 1]!, tokens[i + 2]!)
-        }
-      }
-      this.fieldPositions[k] = text?.positions ?? 0
+      this.fieldPositions[k] = tokens(k)
       this.lengths[k]!.push(this.fieldLength)
     }
     this.flushDocument(doc)

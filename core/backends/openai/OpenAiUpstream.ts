@@ -126,8 +126,10 @@ export const make = Effect.gen(function*() {
   const fromIssue = (target: UpstreamTarget, issue: AnswerIssue, beforeFirstByte: boolean): UpstreamError =>
     fail(target, { kind: issue.kind, message: issue.message, status: issue.status, beforeFirstByte })
 
-  const timeout = (target: UpstreamTarget, which: "connect" | "first-token" | "total", ms: number, beforeFirstByte: boolean) =>
-    fail(target, {
+  /** A timeout of the target's, by which deadline passed (its length comes from the target's timeouts). */
+  const timeout = (target: UpstreamTarget, which: "connect" | "first-token" | "total", beforeFirstByte: boolean) => {
+    const ms = which === "connect" ? target.timeouts.connectMs : which === "first-token" ? target.timeouts.firstTokenMs : target.timeouts.totalMs
+    return fail(target, {
       kind: "timeout",
       beforeFirstByte,
       message: which === "connect"
@@ -136,6 +138,7 @@ export const make = Effect.gen(function*() {
         ? `the upstream sent no answer within ${ms} ms (first-token timeout)`
         : `the upstream answer took longer than ${ms} ms (total timeout)`
     })
+  }
 
   const buildRequest = (target: UpstreamTarget, body: string, streaming: boolean): HttpClientRequest.HttpClientRequest => {
     let request = HttpClientRequest.post(completionsUrl(target.baseUrl)).pipe(
@@ -250,8 +253,8 @@ export const make = Effect.gen(function*() {
         const left = deadline - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
         const firstTokenMs = target.timeouts.firstTokenMs
         return left < firstTokenMs
-          ? Effect.timeoutOrElse(effect, { duration: Math.max(0, left), orElse: () => Effect.fail(timeout(target, "total", target.timeouts.totalMs, true)) })
-          : Effect.timeoutOrElse(effect, { duration: firstTokenMs, orElse: () => Effect.fail(timeout(target, "first-token", firstTokenMs, true)) })
+          ? Effect.timeoutOrElse(effect, { duration: Math.max(0, left), orElse: () => Effect.fail(timeout(target, "total", true)) })
+          : Effect.timeoutOrElse(effect, { duration: firstTokenMs, orElse: () => Effect.fail(timeout(target, "first-token", true)) })
       })
   )
 
@@ -295,10 +298,7 @@ export const make = Effect.gen(function*() {
     let buffer: Array<ChatChunk> = []
     let ended = false
     const expired = () => timer.passed !== undefined
-    const expiredError = () =>
-      timer.passed === "first-token"
-        ? timeout(target, "first-token", target.timeouts.firstTokenMs, !normalizer.started)
-        : timeout(target, "total", target.timeouts.totalMs, !normalizer.started)
+    const expiredError = () => timeout(target, timer.passed === "first-token" ? "first-token" : "total", !normalizer.started)
     const loop = (): Pull.Pull<Chunks, UpstreamError> => {
       if (buffer.length > 0) {
         const out = buffer as unknown as Chunks
@@ -355,7 +355,7 @@ export const make = Effect.gen(function*() {
   // Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
   const openIn = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, scope: Scope.Closeable, deadline: number) {
     const startedAt = yield* Clock.currentTimeMillis
-    const { connectMs, firstTokenMs, totalMs } = target.timeouts
+    const { connectMs, firstTokenMs } = target.timeouts
     // Each wait of the try ends by the total deadline when that comes first, and is reported as the total's.
     const headersMs = Math.min(connectMs, deadline - startedAt)
     const firstBy = Math.min(startedAt + firstTokenMs, deadline)
@@ -363,7 +363,7 @@ export const make = Effect.gen(function*() {
     const response = yield* send(target, buildRequest(target, body, true)).pipe(
       Effect.timeoutOrElse({
         duration: Math.max(0, headersMs),
-        orElse: () => Effect.fail(headersMs < connectMs ? timeout(target, "total", totalMs, true) : timeout(target, "connect", connectMs, true))
+        orElse: () => Effect.fail(timeout(target, headersMs < connectMs ? "total" : "connect", true))
       })
     )
     if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
@@ -372,9 +372,7 @@ export const make = Effect.gen(function*() {
       // Read within the first-token deadline: a server that sends JSON headers and then stalls is not waited for.
       const left = Math.max(0, firstBy - (yield* Clock.currentTimeMillis))
       const read = yield* response.text.pipe(Effect.timeoutOption(left), Effect.orElseSucceed(() => undefined))
-      if (read !== undefined && read._tag === "None") {
-        return yield* Effect.fail(firstKind === "total" ? timeout(target, "total", totalMs, true) : timeout(target, "first-token", firstTokenMs, true))
-      }
+      if (read !== undefined && read._tag === "None") return yield* Effect.fail(timeout(target, firstKind, true))
       const text = errorBodyText(read === undefined ? "" : read.value)
       return yield* Effect.fail(fail(target, {
         kind: "protocol",

@@ -191,8 +191,8 @@ export const runIndex = Effect.fn("runIndex")(function*(options: IndexRunOptions
   const readMs = performance.now() - started
 
   const buildStart = performance.now()
-  const analyze = options.extractor?.analyze
-  const index = analyze === undefined ? builder.build() : yield* buildAnalysedBy(builder, analyze, options.extractor!.concurrency)
+  const extractor = options.extractor
+  const index = extractor?.analyze === undefined ? builder.build() : yield* buildAnalysedBy(builder, extractor.analyze, extractor.concurrency)
   const bytes = encodeSnapshot(index)
   const buildMs = performance.now() - buildStart
 

@@ -13,7 +13,7 @@
  *   kind "timeout", and a stream never ends silently (StreamNormalizer);
  * - error messages carry the upstream's explanation but never a credential.
  */
-import { Cause, Clock, Duration, Effect, Exit, type Fiber, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
+import { Cause, Channel, Clock, Duration, Effect, Exit, type Fiber, Layer, Predicate, Pull, Result, Schedule, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { FetchHttpClient, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { fromArrayPull } from "../../chat/ArrayStreams.ts"
@@ -383,7 +383,9 @@ export const make = Effect.gen(function*() {
     const normalizer = new StreamNormalizer()
     const timer = new StreamDeadline(scope)
     yield* Scope.addFinalizer(scope, Effect.sync(timer.clear))
-    const bytes = yield* Stream.toPull(response.stream).pipe(Scope.provide(scope))
+    // The body's own pull: Stream.toPull wraps every read in a copy of the fiber's whole context
+    // and a semaphore permit (Channel.toPull), for a pull only this stream's fiber takes.
+    const bytes = yield* Channel.toPullScoped(response.stream.channel, scope)
     const rest = chunkPull(target, bytes, normalizer, timer)
     timer.set(firstKind, firstBy - (yield* Clock.currentTimeMillis))
     const first = yield* Pull.catchDone(rest, () => Effect.succeed<ReadonlyArray<ChatChunk>>([]))

@@ -13,7 +13,11 @@
  * - added latency: p50/p99 of one request at a time, minus the direct path's (2,000 requests a
  *   path: the p99 of 400 was their 4th-worst, and two runs of the same code gave -0.79 and 4.58 ms);
  * - added time to first chunk: streaming, one at a time, first SSE data event (p50 and p99,
- *   minus the direct path's: the streaming half of the added-p99 target).
+ *   minus the direct path's: the streaming half of the added-p99 target);
+ * - streams at a model server's pace: a second upstream process writes each event alone, 1 ms
+ *   apart, as model servers send tokens (the first upstream sends a whole answer in one write,
+ *   which puts every chunk of a stream in one array and hides what each chunk costs): streams
+ *   per second and CPU per stream, direct, through Periscope and through the bare proxy.
  * Each server is its own process; two cores: compare ratios and differences.
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -66,8 +70,9 @@ const until = async (what: string, check: (signal: AbortSignal) => Promise<boole
   throw new Error(`${what} did not start:\n${output()}`)
 }
 
-// The upstream: 64-word answers, no delays, recording off.
-const upstream = await startUpstreamProcess(64)
+// The upstream: 64-word answers, no delays, recording off; and one that paces its events.
+const PACE_MS = 1
+const [upstream, pacedUpstream] = await Promise.all([startUpstreamProcess(64), startUpstreamProcess(64, { chunkDelayMs: PACE_MS })])
 const upstreamUrl = upstream.url
 
 // Periscope: one model routed to the upstream; a key whose limit the run cannot reach.
@@ -76,8 +81,11 @@ process.on("exit", () => rmSync(dataDir, { recursive: true, force: true }))
 writeFileSync(join(dataDir, "keys.json"), JSON.stringify({ keys: [{ name: "bench", sha256: hashKey(KEY), requestsPerMinute: 1_000_000_000 }] }))
 writeFileSync(join(dataDir, "config.json"), JSON.stringify({
   chat: {
-    upstreams: { mock: { baseUrl: upstreamUrl, preset: "passthrough" } },
-    models: [{ name: "bench-model", targets: [{ upstream: "mock", model: "mock-model" }] }]
+    upstreams: { mock: { baseUrl: upstreamUrl, preset: "passthrough" }, paced: { baseUrl: pacedUpstream.url, preset: "passthrough" } },
+    models: [
+      { name: "bench-model", targets: [{ upstream: "mock", model: "mock-model" }] },
+      { name: "bench-model-paced", targets: [{ upstream: "paced", model: "mock-model" }] }
+    ]
   }
 }))
 const periscopePort = await freePort()
@@ -98,6 +106,9 @@ await until("Portkey", async (signal) => (await fetch(`http://127.0.0.1:${portke
 const bareProxyPort = await freePort()
 const bareProxy = spawnNode(["test/bench/support/bareProxy.ts", String(bareProxyPort), upstreamUrl, "mock-model"], {})
 await until("bare proxy", async (signal) => (await fetch(`http://127.0.0.1:${bareProxyPort}/v1/chat/completions`, { method: "POST", body: "{}", signal })).status < 500, bareProxy.output)
+const pacedProxyPort = await freePort()
+const pacedProxy = spawnNode(["test/bench/support/bareProxy.ts", String(pacedProxyPort), pacedUpstream.url, "mock-model"], {})
+await until("bare proxy (paced)", async (signal) => (await fetch(`http://127.0.0.1:${pacedProxyPort}/v1/chat/completions`, { method: "POST", body: "{}", signal })).status < 500, pacedProxy.output)
 
 interface Path {
   readonly name: string
@@ -154,15 +165,15 @@ const load = (path: Path, stream = false) =>
       error ? fail(error) : done(result)))
 
 /** A throughput run, with the CPU time the gateway's process and the upstream's spent per request. */
-const throughput = async (path: Path, stream = false) => {
+const throughput = async (path: Path, stream = false, upstreamPid = upstream.pid) => {
   const gatewayBefore = path.pid === undefined ? 0 : cpuTimeUs(path.pid)
-  const upstreamBefore = cpuTimeUs(upstream.pid)
+  const upstreamBefore = cpuTimeUs(upstreamPid)
   const result = await load(path, stream)
   const requests = Math.max(1, result.requests.total)
   return {
     result,
     gatewayCpuUs: path.pid === undefined ? undefined : (cpuTimeUs(path.pid) - gatewayBefore) / requests,
-    upstreamCpuUs: (cpuTimeUs(upstream.pid) - upstreamBefore) / requests
+    upstreamCpuUs: (cpuTimeUs(upstreamPid) - upstreamBefore) / requests
   }
 }
 
@@ -244,6 +255,21 @@ for (const path of paths) {
 }
 const latency = await sequential(false)
 const firstChunk = await sequential(true)
+
+// Streams at a model server's pace: Portkey is left out, its streaming fails (noted below).
+const pathNamed = (name: string) => paths.find((path) => path.name === name)!
+const pacedPaths: Array<Path> = [
+  { ...pathNamed("direct"), url: `${pacedUpstream.url}/chat/completions` },
+  { ...pathNamed("Periscope"), model: "bench-model-paced" },
+  { ...pathNamed("bare node:http proxy"), pid: pacedProxy.child.pid, url: `http://127.0.0.1:${pacedProxyPort}/v1/chat/completions` }
+]
+const pacedRuns: Array<{ readonly path: Path; readonly run: Awaited<ReturnType<typeof throughput>> }> = []
+for (const path of pacedPaths) {
+  await load(path, true).catch(() => undefined) // warm-up
+  const run = await throughput(path, true, pacedUpstream.pid)
+  if (run.result.non2xx + run.result.errors > 0) throw new Error(`${path.name}, paced streams: ${run.result.non2xx} non-2xx, ${run.result.errors} errors`)
+  pacedRuns.push({ path, run })
+}
 for (const path of paths) {
   const run = runs.get(path.name)!
   const whole = latency.get(path.name)!
@@ -301,4 +327,14 @@ console.log(`\nPeriscope vs Portkey throughput: ${(periscopeRow.rps / portkeyRow
 console.log(`Periscope vs the bare node:http proxy (the floor of a Node gateway): ${(periscopeRow.rps / floorRow.rps).toFixed(2)}x its throughput; the floor itself ${(floorRow.rps / direct.rps).toFixed(2)}x direct, added p99 ${(floorRow.p99 - direct.p99).toFixed(3)} ms, added TTFC p99 ${floorRow.ttfc99 === undefined ? "failed" : (floorRow.ttfc99 - direct.ttfc99!).toFixed(3)} ms`)
 const streamedShare = (row: Row) => (row.streamRps === undefined || direct.streamRps === undefined ? "failed" : `${(row.streamRps / direct.streamRps).toFixed(2)}x`)
 console.log(`Streamed (the whole answer read): Periscope ${streamedShare(periscopeRow)} direct, the bare proxy ${streamedShare(floorRow)}`)
+const pacedProxyCpu = pacedRuns.find((r) => r.path.name === "bare node:http proxy")!.run.gatewayCpuUs!
+console.log(`\nStreams at a model server's pace (64 words, each event written alone ${PACE_MS} ms after the last; ${connections} in flight):\n`)
+console.log(alignedTable(["path", "streams/s", "vs direct", "gateway CPU µs/stream", "vs the proxy's", "upstream CPU µs/stream"], pacedRuns.map(({ path, run }) => [
+  path.name,
+  run.result.requests.average.toFixed(0),
+  (run.result.requests.average / pacedRuns[0]!.run.result.requests.average).toFixed(2),
+  run.gatewayCpuUs === undefined ? "-" : run.gatewayCpuUs.toFixed(0),
+  run.gatewayCpuUs === undefined ? "-" : `${(run.gatewayCpuUs / pacedProxyCpu).toFixed(2)}x`,
+  run.upstreamCpuUs.toFixed(0)
+]), { rule: true }))
 process.exit(0)

@@ -12,9 +12,14 @@ export interface UpstreamProcess {
   readonly pid: number
 }
 
-export const startUpstreamProcess = (words: number, timeoutMs = 30_000): Promise<UpstreamProcess> =>
+/**
+ * `chunkDelayMs` paces a streamed answer as a model server does, one event per write that far
+ * apart; without it the whole answer goes out in one write.
+ */
+export const startUpstreamProcess = (words: number, options: { readonly timeoutMs?: number; readonly chunkDelayMs?: number } = {}): Promise<UpstreamProcess> =>
   new Promise((done, fail) => {
-    const child = spawn(process.execPath, ["test/support/mockUpstream.ts", "--port", "0", "--words", String(words)], {
+    const timeoutMs = options.timeoutMs ?? 30_000
+    const child = spawn(process.execPath, ["test/support/mockUpstream.ts", "--port", "0", "--words", String(words), "--chunk-delay-ms", String(options.chunkDelayMs ?? 0)], {
       cwd: resolve(import.meta.dirname, "../../.."),
       stdio: ["ignore", "pipe", "pipe"]
     })

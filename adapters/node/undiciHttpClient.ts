@@ -1,10 +1,18 @@
 /**
  * The Node platform's HttpClient (model servers, search providers, snapshot
- * URLs, trace export): Effect's HttpClient.make, with its tracing, redaction
- * and abort on interruption, over Undici's `dispatch` and a response handler
- * of ours, in place of @effect/platform-node's client over Undici's `request`
- * API (a Readable per body, a promise per request, a cached effect per body
- * read). Measured by test/bench/upstreamClient.ts.
+ * URLs, trace export) over Undici's `dispatch` and a response handler of ours,
+ * in place of @effect/platform-node's client over Undici's `request` API (a
+ * Readable per body, a promise per request, a cached effect per body read).
+ * Measured by test/bench/upstreamClient.ts.
+ *
+ * A traced request goes through Effect's HttpClient.make, for its span,
+ * propagation headers and redaction. An untraced one (the server's default:
+ * core/app/Tracing.ts turns propagation off) is sent directly: make wraps
+ * every response to abort its controller when the body is done, and an
+ * AbortController's abort() builds a DOMException with a stack, 24 µs of a
+ * streamed answer's CPU under load. Here an interruption aborts the exchange
+ * (the request's callback, a whole read's onInterrupt, a stream's close), and
+ * a response collected unread aborts it too, as make's registry does.
  *
  * A body is kept as the chunks Undici hands over. Read whole (text, json,
  * arrayBuffer) it is joined once, when it has ended; read as a stream, each
@@ -17,9 +25,9 @@
 import type { IncomingHttpHeaders } from "node:http"
 import type { Readable } from "node:stream"
 import { NodeStream } from "@effect/platform-node"
-import { Cause, Effect, Layer, Option, Pipeable, type Schema, type Stream } from "effect"
+import { Cause, Effect, Layer, Option, Pipeable, Result, type Schema, type Stream, Tracer } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
-import { Cookies, Headers, HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse, HttpIncomingMessage, UrlParams } from "effect/http"
+import { Cookies, Headers, HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse, HttpIncomingMessage, Url, UrlParams } from "effect/http"
 import { NodeInspectSymbol } from "effect/Inspectable"
 import { Agent, type Dispatcher, FormData as UndiciFormData } from "undici"
 import { fromArrayPull } from "../../core/chat/ArrayStreams.ts"
@@ -29,6 +37,9 @@ import { joinChunks } from "../../core/ingest/crawl/ByteChunks.ts"
 const HIGH_WATER_BYTES = 64 * 1024
 
 const utf8 = new TextDecoder()
+
+/** A response collected before its body was read aborts its request: a paused body would otherwise hold its connection. */
+const unread = new FinalizationRegistry<Exchange>((exchange) => exchange.closeEarly())
 
 /** One request's Undici handler: the response head, then its body as it arrives. */
 class Exchange implements Dispatcher.DispatchHandler {
@@ -160,6 +171,7 @@ class UndiciResponse implements HttpClientResponse.HttpClientResponse {
     this.request = request
     this.exchange = exchange
     this.url = url
+    unread.register(this, exchange, exchange)
   }
 
   get status() {
@@ -184,6 +196,7 @@ class UndiciResponse implements HttpClientResponse.HttpClientResponse {
   private get bytes(): Effect.Effect<Uint8Array, HttpClientError.HttpClientError> {
     if (this.body !== undefined) return this.body
     const exchange = this.exchange
+    unread.unregister(exchange)
     exchange.whole = true
     if (exchange.controller?.paused === true) exchange.controller.resume()
     const collect: Effect.Effect<Uint8Array, HttpClientError.HttpClientError> = Effect.suspend(() => {
@@ -194,7 +207,7 @@ class UndiciResponse implements HttpClientResponse.HttpClientResponse {
       this.body = Effect.succeed(bytes)
       return this.body
     })
-    return collect
+    return Effect.onInterrupt(collect, () => Effect.sync(() => exchange.closeEarly()))
   }
 
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError> {
@@ -229,6 +242,7 @@ class UndiciResponse implements HttpClientResponse.HttpClientResponse {
   /** Chunks as they arrive; the request is aborted when the stream closes before the body ended. */
   get stream(): Stream.Stream<Uint8Array, HttpClientError.HttpClientError> {
     const exchange = this.exchange
+    unread.unregister(exchange)
     const pull: Effect.Effect<NonEmptyReadonlyArray<Uint8Array>, HttpClientError.HttpClientError | Cause.Done> = Effect.suspend(() => {
       if (exchange.chunks.length > 0) return Effect.succeed(exchange.take())
       if (exchange.failure !== undefined) return Effect.fail(this.decodeError(exchange.failure))
@@ -278,39 +292,59 @@ const bodyOf = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<{ b
   }
 }
 
-/** An HttpClient over `dispatcher`. */
-export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
-  HttpClient.make((request, url, signal) =>
-    Effect.flatMap(bodyOf(request), ({ body, headers }) =>
-      Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
-        const exchange = new Exchange()
-        const transportError = (cause: unknown) =>
-          Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) }))
-        // Through a local, as in `news`: a function literal written to a property is made in the old generation.
-        const onHead = (error: Error | undefined) =>
-          resume(error === undefined ? Effect.succeed(new UndiciResponse(request, exchange, url.href.split("#")[0]!)) : transportError(error))
-        exchange.onHead = onHead
-        if (signal.aborted) exchange.abort(signal.reason)
-        else exchange.listenTo(signal)
-        try {
-          dispatcher.dispatch({
-            origin: url.origin,
-            path: url.pathname + url.search,
-            method: request.method as Dispatcher.HttpMethod,
-            headers: headers as Record<string, string>,
-            body,
-            // Deadlines are the caller's (Effect timeouts), as in Effect's Undici client.
-            headersTimeout: 60 * 60 * 1000,
-            bodyTimeout: 0
-          }, exchange)
-        } catch (cause) {
-          exchange.onHead = undefined
-          resume(transportError(cause))
-        }
-        return Effect.sync(() => exchange.abort(new Error("the request was interrupted")))
-      })
-    )
+/** Sends `request` over `dispatcher`: its response once the head came. `signal` (Effect's, for a traced request) aborts it too. */
+const send = (dispatcher: Dispatcher, request: HttpClientRequest.HttpClientRequest, url: URL, signal: AbortSignal | undefined) =>
+  Effect.flatMap(bodyOf(request), ({ body, headers }) =>
+    Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
+      const exchange = new Exchange()
+      const transportError = (cause: unknown) =>
+        Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) }))
+      // Through a local, as in `news`: a function literal written to a property is made in the old generation.
+      const onHead = (error: Error | undefined) =>
+        resume(error === undefined ? Effect.succeed(new UndiciResponse(request, exchange, url.href.split("#")[0]!)) : transportError(error))
+      exchange.onHead = onHead
+      if (signal?.aborted === true) exchange.abort(signal.reason)
+      else if (signal !== undefined) exchange.listenTo(signal)
+      try {
+        dispatcher.dispatch({
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: request.method as Dispatcher.HttpMethod,
+          headers: headers as Record<string, string>,
+          body,
+          // Deadlines are the caller's (Effect timeouts), as in Effect's Undici client.
+          headersTimeout: 60 * 60 * 1000,
+          bodyTimeout: 0
+        }, exchange)
+      } catch (cause) {
+        exchange.onHead = undefined
+        resume(transportError(cause))
+      }
+      return Effect.sync(() => exchange.abort(new Error("the request was interrupted")))
+    })
   )
+
+/** An untraced request, as make's untraced branch sends it, without the response wrapper (see the top). */
+const sendUntraced = (dispatcher: Dispatcher, request: HttpClientRequest.HttpClientRequest) => {
+  const url = Url.make(request.url, request.urlParams, Option.getOrUndefined(request.hash))
+  return Result.isFailure(url)
+    ? Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.InvalidUrlError({ request, cause: url.failure }) }))
+    : send(dispatcher, request, url.success, undefined)
+}
+
+/** An HttpClient over `dispatcher`: Effect's make for a traced request, sendUntraced otherwise (make's test for it). */
+export const make = (dispatcher: Dispatcher): HttpClient.HttpClient => {
+  const traced = HttpClient.make((request, url, signal) => send(dispatcher, request, url, signal))
+  return HttpClient.makeWith(
+    (requests) =>
+      Effect.flatMap(requests, (request) =>
+        Effect.withFiber<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) =>
+          fiber.getRef(Tracer.DisablePropagation) || fiber.getRef(HttpClient.TracerDisabledWhen)(request)
+            ? sendUntraced(dispatcher, request)
+            : traced.postprocess(Effect.succeed(request)))),
+    (request: HttpClientRequest.HttpClientRequest) => Effect.succeed(request)
+  )
+}
 
 /** The client over an Undici Agent of its own, closed with the layer. */
 export const layer: Layer.Layer<HttpClient.HttpClient> = Layer.effect(HttpClient.HttpClient)(

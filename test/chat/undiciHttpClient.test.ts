@@ -1,13 +1,17 @@
 /**
  * The Node platform's HttpClient (adapters/node/undiciHttpClient.ts) against a real node:http
  * server on loopback: status, headers, cookies and bodies read whole and as streams; request
- * bodies of every kind; a slow reader pausing the connection; interruption and an early-closed
- * stream closing the connection; transport and body failures as HttpClientError's reasons.
+ * bodies of every kind; a slow reader pausing the connection; interruption, an early-closed
+ * stream and a response collected unread closing the connection; transport and body failures as
+ * HttpClientError's reasons. Every test runs twice: traced (through Effect's HttpClient.make) and
+ * untraced (propagation off, the server's default, sent without make's response wrapper).
  */
 import { once } from "node:events"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Cause, Context, Effect, Exit, Fiber, Layer, Scope, Stream } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, Layer, Scope, Stream, Tracer } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as UndiciHttpClient from "../../adapters/node/undiciHttpClient.ts"
@@ -71,8 +75,15 @@ const arrived = (path: string) =>
     return seen.get(path)!
   })(), 2_000, `a request to ${path}`)
 
-const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(Effect.scoped(effect))
-const runExit = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromiseExit(Effect.scoped(effect))
+/** Whether the tests under way send their requests untraced (trace propagation off). */
+let untraced = false
+const scopedRun = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.provideService(Effect.scoped(effect), Tracer.DisablePropagation, untraced)
+const run = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromise(scopedRun(effect))
+const runExit = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) => Effect.runPromiseExit(scopedRun(effect))
+
+/** A full collection, for the test of a response collected unread (V8's gc, exposed at run time). */
+setFlagsFromString("--expose-gc")
+const collectGarbage = runInNewContext("gc") as () => void
 const reasonOf = (exit: Exit.Exit<unknown, unknown>) => {
   if (Exit.isSuccess(exit)) throw new Error("expected a failure")
   const error = Cause.findErrorOption(exit.cause)
@@ -80,7 +91,12 @@ const reasonOf = (exit: Exit.Exit<unknown, unknown>) => {
   return (error.value as { reason: { _tag: string; cause?: { code?: string } } }).reason
 }
 
-describe("the Node platform's HttpClient (Undici dispatch)", () => {
+describe.for([{ mode: "traced", off: false }, { mode: "untraced", off: true }])("the Node platform's HttpClient (Undici dispatch), $mode", ({ off }) => {
+  beforeAll(() => {
+    untraced = off
+    seen.clear()
+  })
+
   it("reads the status, headers, cookies and a JSON body; a body read twice is the same", async () => {
     handlers.set("/json", (_req, res) => {
       res.writeHead(201, { "content-type": "application/json", "x-answer": "42", "set-cookie": ["a=1; Path=/", "b=2"] })
@@ -163,7 +179,7 @@ describe("the Node platform's HttpClient (Undici dispatch)", () => {
       const timer = setTimeout(() => res.end("late"), 30_000)
       res.once("close", () => clearTimeout(timer))
     })
-    const fiber = Effect.runFork(Effect.scoped(client.get(`${base}/slow-head`)))
+    const fiber = Effect.runFork(scopedRun(client.get(`${base}/slow-head`)))
     const request = await arrived("/slow-head")
     const interruptedAt = performance.now()
     await Effect.runPromise(Fiber.interrupt(fiber))
@@ -204,6 +220,37 @@ describe("the Node platform's HttpClient (Undici dispatch)", () => {
       return request.closedEarly
     }))
     expect(closedInScope).toBe(true)
+  })
+
+  it("closes the connection when a body read whole is interrupted before it ended", async () => {
+    handlers.set("/half-body", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" })
+      res.write("the first half")
+      const timer = setTimeout(() => res.end(" and the rest"), 30_000)
+      res.once("close", () => clearTimeout(timer))
+    })
+    const fiber = Effect.runFork(scopedRun(Effect.flatMap(client.get(`${base}/half-body`), (r) => r.text)))
+    const request = await arrived("/half-body")
+    await new Promise((r) => setTimeout(r, 50))
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    await within(request.closed, 2_000, "the interrupted read's request")
+    expect(request.closedEarly).toBe(true)
+  })
+
+  it("closes the connection of a response collected before its body was read", async () => {
+    handlers.set("/never-read", (_req, res) => {
+      res.writeHead(200, { "content-type": "application/octet-stream" })
+      // More than the client buffers unread, so the connection stays paused until someone reads or aborts.
+      const piece = Buffer.alloc(64 * 1024, 1)
+      const timer = setInterval(() => res.write(piece), 5)
+      res.once("close", () => clearInterval(timer))
+    })
+    const status = await run(Effect.map(client.get(`${base}/never-read`), (r) => r.status))
+    expect(status).toBe(200)
+    const request = await arrived("/never-read")
+    for (let i = 0; i < 20 && !(await Promise.race([request.closed.then(() => true), new Promise((r) => setTimeout(() => r(false), 100))])); i++) collectGarbage()
+    await within(request.closed, 2_000, "the unread response's request")
+    expect(request.closedEarly).toBe(true)
   })
 
   it("fails with a TransportError naming the cause when nothing listens", async () => {

@@ -332,7 +332,7 @@ const sendUntraced = (dispatcher: Dispatcher, request: HttpClientRequest.HttpCli
     : send(dispatcher, request, url.success, undefined)
 }
 
-/** An HttpClient over `dispatcher`: Effect's make for a traced request, sendUntraced otherwise (make's test for it). */
+/** An HttpClient over `dispatcher`: Effect's make for a traced request, sendUntraced otherwise (told apart as make tells them). */
 export const make = (dispatcher: Dispatcher): HttpClient.HttpClient => {
   const traced = HttpClient.make((request, url, signal) => send(dispatcher, request, url, signal))
   return HttpClient.makeWith(

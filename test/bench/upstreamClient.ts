@@ -7,8 +7,8 @@
  *   bare (the floors: no Effect, no error mapping);
  * - Effect's HttpClient over Undici (@effect/platform-node's `layerUndici`, what the Node
  *   server used before) and over node:http;
- * - the Node platform's client (adapters/node/undiciHttpClient.ts: Effect's HttpClient over
- *   Undici's dispatch and a handler of ours).
+ * - the Node platform's client (adapters/node/undiciHttpClient.ts: an HttpClient over Undici's
+ *   dispatch and a handler of ours; untraced, as here, it skips Effect's HttpClient.make).
  * Each Effect request runs as the upstream client sends it: tracing off, the body read whole.
  *
  *   node test/bench/upstreamClient.ts [--requests 10000] [--connections 32] [--rounds 3]
@@ -101,7 +101,7 @@ const clients: ReadonlyArray<readonly [string, () => Promise<string>]> = [
   ["Undici dispatch (bare)", undiciDispatch],
   ["Effect HttpClient over Undici request (layerUndici)", await effectClient(NodeHttpClient.layerUndici)],
   ["Effect HttpClient over node:http (layerNodeHttp)", await effectClient(NodeHttpClient.layerNodeHttp)],
-  ["Periscope's: Effect HttpClient over Undici dispatch", await effectClient(UndiciHttpClient.layer)]
+  ["Periscope's over Undici dispatch (untraced, the server's default)", await effectClient(UndiciHttpClient.layer)]
 ]
 
 /** A run in which no request was answered for this long fails instead of hanging (one answer takes about a millisecond). */

@@ -103,12 +103,15 @@ const portkey = spawnNode([resolve(root, "node_modules/@portkey-ai/gateway/build
 await until("Portkey", async (signal) => (await fetch(`http://127.0.0.1:${portkeyPort}/`, { signal })).ok, portkey.output)
 
 // The floor: a bare node:http proxy (parse, set the model, forward, pipe back), what any Node gateway pays.
-const bareProxyPort = await freePort()
-const bareProxy = spawnNode(["test/bench/support/bareProxy.ts", String(bareProxyPort), upstreamUrl, "mock-model"], {})
-await until("bare proxy", async (signal) => (await fetch(`http://127.0.0.1:${bareProxyPort}/v1/chat/completions`, { method: "POST", body: "{}", signal })).status < 500, bareProxy.output)
-const pacedProxyPort = await freePort()
-const pacedProxy = spawnNode(["test/bench/support/bareProxy.ts", String(pacedProxyPort), pacedUpstream.url, "mock-model"], {})
-await until("bare proxy (paced)", async (signal) => (await fetch(`http://127.0.0.1:${pacedProxyPort}/v1/chat/completions`, { method: "POST", body: "{}", signal })).status < 500, pacedProxy.output)
+const startBareProxy = async (what: string, upstreamBase: string) => {
+  const port = await freePort()
+  const proxy = spawnNode(["test/bench/support/bareProxy.ts", String(port), upstreamBase, "mock-model"], {})
+  const url = `http://127.0.0.1:${port}/v1/chat/completions`
+  await until(what, async (signal) => (await fetch(url, { method: "POST", body: "{}", signal })).status < 500, proxy.output)
+  return { pid: proxy.child.pid, url }
+}
+const bareProxy = await startBareProxy("bare proxy", upstreamUrl)
+const pacedProxy = await startBareProxy("bare proxy (paced)", pacedUpstream.url)
 
 interface Path {
   readonly name: string
@@ -129,8 +132,8 @@ const paths: Array<Path> = [
   },
   {
     name: "bare node:http proxy",
-    pid: bareProxy.child.pid,
-    url: `http://127.0.0.1:${bareProxyPort}/v1/chat/completions`,
+    pid: bareProxy.pid,
+    url: bareProxy.url,
     headers: { "content-type": "application/json" },
     model: "bench-model"
   },
@@ -261,7 +264,7 @@ const pathNamed = (name: string) => paths.find((path) => path.name === name)!
 const pacedPaths: Array<Path> = [
   { ...pathNamed("direct"), url: `${pacedUpstream.url}/chat/completions` },
   { ...pathNamed("Periscope"), model: "bench-model-paced" },
-  { ...pathNamed("bare node:http proxy"), pid: pacedProxy.child.pid, url: `http://127.0.0.1:${pacedProxyPort}/v1/chat/completions` }
+  { ...pathNamed("bare node:http proxy"), pid: pacedProxy.pid, url: pacedProxy.url }
 ]
 const pacedRuns: Array<{ readonly path: Path; readonly run: Awaited<ReturnType<typeof throughput>> }> = []
 for (const path of pacedPaths) {
@@ -327,12 +330,14 @@ console.log(`\nPeriscope vs Portkey throughput: ${(periscopeRow.rps / portkeyRow
 console.log(`Periscope vs the bare node:http proxy (the floor of a Node gateway): ${(periscopeRow.rps / floorRow.rps).toFixed(2)}x its throughput; the floor itself ${(floorRow.rps / direct.rps).toFixed(2)}x direct, added p99 ${(floorRow.p99 - direct.p99).toFixed(3)} ms, added TTFC p99 ${floorRow.ttfc99 === undefined ? "failed" : (floorRow.ttfc99 - direct.ttfc99!).toFixed(3)} ms`)
 const streamedShare = (row: Row) => (row.streamRps === undefined || direct.streamRps === undefined ? "failed" : `${(row.streamRps / direct.streamRps).toFixed(2)}x`)
 console.log(`Streamed (the whole answer read): Periscope ${streamedShare(periscopeRow)} direct, the bare proxy ${streamedShare(floorRow)}`)
-const pacedProxyCpu = pacedRuns.find((r) => r.path.name === "bare node:http proxy")!.run.gatewayCpuUs!
+const pacedRun = (name: string) => pacedRuns.find((r) => r.path.name === name)!.run
+const pacedDirectRps = pacedRun("direct").result.requests.average
+const pacedProxyCpu = pacedRun("bare node:http proxy").gatewayCpuUs!
 console.log(`\nStreams at a model server's pace (64 words, each event written alone ${PACE_MS} ms after the last; ${connections} in flight):\n`)
 console.log(alignedTable(["path", "streams/s", "vs direct", "gateway CPU µs/stream", "vs the proxy's", "upstream CPU µs/stream"], pacedRuns.map(({ path, run }) => [
   path.name,
   run.result.requests.average.toFixed(0),
-  (run.result.requests.average / pacedRuns[0]!.run.result.requests.average).toFixed(2),
+  (run.result.requests.average / pacedDirectRps).toFixed(2),
   run.gatewayCpuUs === undefined ? "-" : run.gatewayCpuUs.toFixed(0),
   run.gatewayCpuUs === undefined ? "-" : `${(run.gatewayCpuUs / pacedProxyCpu).toFixed(2)}x`,
   run.upstreamCpuUs.toFixed(0)

@@ -273,6 +273,11 @@ describe.for([{ mode: "traced", off: false }, { mode: "untraced", off: true }])(
     expect(reason.cause?.code).toBe("ECONNREFUSED")
   })
 
+  it("fails a URL that does not parse with an InvalidUrlError, before anything is sent", async () => {
+    const reason = reasonOf(await runExit(client.get("http://[not-a-host/chat")))
+    expect(reason._tag).toBe("InvalidUrlError")
+  })
+
   it("fails a body cut off mid-way with a DecodeError, read whole or as a stream", async () => {
     handlers.set("/cut", (req, res) => {
       res.writeHead(200, { "content-type": "text/plain", "content-length": "1000" })

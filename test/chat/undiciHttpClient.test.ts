@@ -229,9 +229,17 @@ describe.for([{ mode: "traced", off: false }, { mode: "untraced", off: true }])(
       const timer = setTimeout(() => res.end(" and the rest"), 30_000)
       res.once("close", () => clearTimeout(timer))
     })
-    const fiber = Effect.runFork(scopedRun(Effect.flatMap(client.get(`${base}/half-body`), (r) => r.text)))
+    // Interrupted once the head is in and the whole read has begun, not while the request waits for its head.
+    let headIn: () => void = () => {}
+    const head = new Promise<void>((resolve) => {
+      headIn = resolve
+    })
+    const fiber = Effect.runFork(scopedRun(Effect.flatMap(client.get(`${base}/half-body`), (r) => {
+      headIn()
+      return r.text
+    })))
     const request = await arrived("/half-body")
-    await new Promise((r) => setTimeout(r, 50))
+    await within(head, 2_000, "the half body's head")
     await Effect.runPromise(Fiber.interrupt(fiber))
     await within(request.closed, 2_000, "the interrupted read's request")
     expect(request.closedEarly).toBe(true)

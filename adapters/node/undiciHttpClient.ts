@@ -12,7 +12,11 @@
  * AbortController's abort() builds a DOMException with a stack, 24 µs of a
  * streamed answer's CPU under load. Here an interruption aborts the exchange
  * (the request's callback, a whole read's onInterrupt, a stream's close), and
- * a response collected unread aborts it too, as make's registry does.
+ * a response collected unread aborts it too, as make's registry does. Not
+ * carried over: HttpClient.withScope's abort when its scope closes (and
+ * followRedirects' of a redirect's response), whose controllers sit in a map
+ * private to make. No code of ours uses either; an untraced response under
+ * withScope left unread is aborted when collected.
  *
  * A body is kept as the chunks Undici hands over. Read whole (text, json,
  * arrayBuffer) it is joined once, when it has ended; read as a stream, each

@@ -12,6 +12,8 @@
  * finished shortly before that end with an error event and `data: [DONE]`;
  * then the port closes and the process exits 0.
  */
+// First: V8 tuned before any other module is evaluated (earlyTuning.ts).
+import "./earlyTuning.ts"
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
@@ -24,6 +26,7 @@ import { defaultWarmUp } from "../../core/index/WarmUp.ts"
 import type { GatedServer } from "./GatedServer.ts"
 import { startNodeServer } from "./nodeServer.ts"
 import { nodeEngineHooks, nodePlatform } from "./platform.ts"
+import { niceV8Workers } from "./processTuning.ts"
 import { loadSettings } from "./settings.ts"
 
 /** Slowloris guard: a client has this long to send its request headers. */
@@ -104,6 +107,8 @@ const drain = (server: GatedServer, streamsEnd: ReturnType<typeof makeStreamsEnd
 const program = Effect.gen(function*() {
   const settings = yield* loadSettings
   yield* Effect.logInfo(`Periscope starting (pid ${process.pid}, data in ${settings.dataDir})`)
+  const niced = niceV8Workers(settings.v8WorkerNice)
+  if (niced > 0) yield* Effect.logDebug(`${niced} V8 background threads at nice ${settings.v8WorkerNice}`)
   yield* pidFile(settings.dataDir)
   const keys = yield* Effect.provide(setupKeys(settings, "persist"), nodePlatform)
   if (keys.generatedKey !== undefined) yield* announceKey(keys.generatedKey, keys.generatedFile!)

@@ -8,7 +8,7 @@
 import { Cause, Duration, Effect, Exit, Pull, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import type { ChatChunk, ChatCompletionChunk, ChunkChoice, GroundingReport, SearchResultItem, Usage } from "../chat/ChatCompletion.ts"
-import { fromArrayPull, mapArrays } from "../chat/ArrayStreams.ts"
+import { fromArrayPull, mapArrays, withEnd } from "../chat/ArrayStreams.ts"
 import { ApiError, toChatErrorBody } from "./ApiError.ts"
 import { EventHandoff } from "./EventHandoff.ts"
 import type { StreamsEnd } from "./ServerOptions.ts"
@@ -124,11 +124,11 @@ export const sequenceChunks = <E>(
       for (let i = 0; i < array.length; i++) sequencer.push(array[i]!, out)
       return asEvents(out)
     }).pipe(
-      Stream.concat(Stream.suspend(() => {
+      (events) => withEnd(events, () => {
         const out: Array<ChatCompletionChunk> = []
         sequencer.end(out)
-        return Stream.fromArray(asEvents(out))
-      })),
+        return asEvents(out)
+      }),
       Stream.catchCause((cause): Stream.Stream<SequencedEvent> => {
         if (Cause.hasInterruptsOnly(cause)) return Stream.failCause(cause as Cause.Cause<never>)
         const failure = Cause.findErrorOption(cause)

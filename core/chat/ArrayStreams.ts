@@ -7,7 +7,7 @@
  */
 import { Cause, Channel, Effect, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
-import type * as Pull from "effect/Pull"
+import * as Pull from "effect/Pull"
 
 /** Each pulled array mapped to any number of elements; an array that maps to none pulls the next one. */
 export const mapArrays = <A, E, R, B>(
@@ -61,6 +61,32 @@ export const stepArrays = <A, E, R, B, E2>(
     const next: Pull.Pull<NonEmptyReadonlyArray<B>, E | E2> = Effect.suspend(() =>
       done ? Cause.done() : Effect.flatMap(pull, (array) => from(array, 0, []))
     )
+    return Effect.succeed(next)
+  })
+
+/**
+ * The stream's arrays, then the array `end` gives once it is done (not when it fails): what
+ * `Stream.concat` with a last part does, without the module-level WeakMap in which Stream.concat
+ * records its two parts. A WeakMap's value stays through young collections until a full one, even
+ * after its key died with the request, and with it everything a part reaches (README: closures
+ * born old).
+ */
+export const withEnd = <A, E, R, E2 = never>(
+  self: Stream.Stream<A, E, R>,
+  end: () => ReadonlyArray<A> | Effect.Effect<ReadonlyArray<A>, E2>
+): Stream.Stream<A, E | E2, R> =>
+  Stream.transformPull(self, (pull) => {
+    let ended = false
+    const last = (array: ReadonlyArray<A>): Pull.Pull<NonEmptyReadonlyArray<A>, E2> =>
+      array.length > 0 ? Effect.succeed(array as NonEmptyReadonlyArray<A>) : Cause.done()
+    const next: Pull.Pull<NonEmptyReadonlyArray<A>, E | E2> = Effect.suspend(() => {
+      if (ended) return Cause.done()
+      return Pull.catchDone(pull, () => {
+        ended = true
+        const result = end()
+        return Effect.isEffect(result) ? Effect.flatMap(result, last) : last(result)
+      })
+    })
     return Effect.succeed(next)
   })
 

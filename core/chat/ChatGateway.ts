@@ -7,7 +7,7 @@
  */
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
 import { spannedIn } from "../store/Spans.ts"
-import { mapArrays, stepArrays } from "./ArrayStreams.ts"
+import { mapArrays, stepArrays, withEnd } from "./ArrayStreams.ts"
 import type { ChatChoice, ChatChunk, ChatResult, ModelInfo, Usage } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
 import { ChatModel } from "./ChatModel.ts"
@@ -205,9 +205,7 @@ const makeGateway = (
   const guarded = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
     Stream.suspend(() => {
       const guard = new StreamGuard(request, checksOf(request), policy, settle, tokens)
-      return stepArrays(streamOnce(request), (chunk) => guard.step(chunk), () => guard.cutShort).pipe(
-        Stream.concat(Stream.fromIterableEffect(Effect.suspend(() => guard.end())))
-      )
+      return withEnd(stepArrays(streamOnce(request), (chunk) => guard.step(chunk), () => guard.cutShort), () => guard.end())
     })
 
   /** Retrieval happens before the first chunk; then the guarded stream, then the citation step. */
@@ -224,7 +222,7 @@ const makeGateway = (
       const out: Array<ChatChunk> = []
       for (const chunk of chunks) out.push(...pass.push(chunk))
       return out
-    }).pipe(Stream.concat(Stream.sync(() => pass.end())))
+    }).pipe((chunks) => withEnd(chunks, () => [pass.end()]))
   }
 
   return ChatGateway.of({ models: model.models, defaultModel: model.defaultModel, complete, stream })

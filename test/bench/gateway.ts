@@ -11,7 +11,9 @@
  *   the CPU time the gateway's process and the upstream's spent per request in that run (Linux);
  *   then the same for streamed requests (each answer read to its [DONE]);
  * - added latency: p50/p99 of one request at a time, minus the direct path's (2,000 requests a
- *   path: the p99 of 400 was their 4th-worst, and two runs of the same code gave -0.79 and 4.58 ms);
+ *   path: the p99 of 400 was their 4th-worst, and two runs of the same code gave -0.79 and 4.58 ms),
+ *   timed by a lean client (support/leanHttpClient.ts) instead of fetch, whose own collections
+ *   and compile jobs slowed every path's tail;
  * - added time to first chunk: streaming, one at a time, first SSE data event (p50 and p99,
  *   minus the direct path's: the streaming half of the added-p99 target);
  * - streams at a model server's pace: a second upstream process writes each event alone, 1 ms
@@ -29,6 +31,7 @@ import autocannon from "autocannon"
 import { hashKey } from "../../core/auth/KeyRecord.ts"
 import { freePort } from "../support/servers.ts"
 import { alignedTable } from "./support/alignedTable.ts"
+import { type LeanConnection, leanConnection } from "./support/leanHttpClient.ts"
 import { cpuTimeUs } from "./support/processCpu.ts"
 import { startUpstreamProcess } from "./support/upstreamProcess.ts"
 import { percentile } from "./support/stats.ts"
@@ -181,26 +184,21 @@ const throughput = async (path: Path, stream = false, upstreamPid = upstream.pid
 }
 
 
-/** One request: its whole latency, or the time to its first SSE data event. */
-const once = async (path: Path, stream: boolean): Promise<number> => {
-  const start = performance.now()
-  const response = await fetch(path.url, { method: "POST", headers: path.headers, body: bodyOf(path, stream), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
-  if (!stream) {
-    await response.text()
-    return performance.now() - start
-  }
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  let text = ""
-  let first: number | undefined
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    text += decoder.decode(value, { stream: true })
-    if (first === undefined && text.includes("data: {")) first = performance.now() - start
-  }
-  if (!text.includes("data: [DONE]")) throw new Error(`stream without [DONE]: ${text.slice(0, 120)}`)
-  return first!
+/** The first SSE data event's bytes: where the time to the first chunk stops. */
+const FIRST_EVENT = Buffer.from("data: {")
+
+/**
+ * One request: its whole latency, or the time to its first SSE data event. Timed with a lean
+ * client (one keep-alive socket a path, the request's bytes built once): over `fetch`, the
+ * bench's own collections and compile jobs ran beside the servers it timed and were the most
+ * frequent cause of its slowest requests (README, where the gateway's sequential p99 goes).
+ */
+const once = async (connection: LeanConnection, path: Path, stream: boolean): Promise<number> => {
+  const answer = await connection.send(stream ? FIRST_EVENT : undefined, REQUEST_TIMEOUT_MS)
+  if (answer.status !== 200) throw new Error(`${path.name} answered ${answer.status}: ${answer.body.slice(0, 120)}`)
+  if (!stream) return answer.total
+  if (!answer.body.includes("data: [DONE]")) throw new Error(`stream without [DONE]: ${answer.body.slice(0, 120)}`)
+  return answer.first!
 }
 
 /**
@@ -211,17 +209,19 @@ const once = async (path: Path, stream: boolean): Promise<number> => {
 const sequential = async (stream: boolean) => {
   const times = new Map<string, Array<number>>(paths.map((p) => [p.name, []]))
   const failures = new Map<string, string>()
+  const sockets = await Promise.all(paths.map((path) => leanConnection({ url: path.url, headers: path.headers, body: bodyOf(path, stream) })))
   for (let i = 0; i < samples + 20; i++) {
-    for (const path of paths) {
+    for (const [k, path] of paths.entries()) {
       if (failures.has(path.name)) continue
       try {
-        const t = await once(path, stream)
+        const t = await once(sockets[k]!, path, stream)
         if (i >= 20) times.get(path.name)!.push(t)
       } catch (error) {
         failures.set(path.name, (error as Error).message)
       }
     }
   }
+  for (const socket of sockets) socket.close()
   const result = new Map<string, { p50: number; p99: number } | string>()
   for (const path of paths) {
     const sorted = times.get(path.name)!.sort((a, b) => a - b)

@@ -1,6 +1,6 @@
 import { Effect, Ref, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { mapArrays, stepArrays } from "../../core/chat/ArrayStreams.ts"
+import { mapArrays, stepArrays, withEnd } from "../../core/chat/ArrayStreams.ts"
 
 /** A stream pulled as the given arrays, recording how many were pulled. */
 const arrays = (chunks: ReadonlyArray<ReadonlyArray<number>>, pulled: { count: number }) =>
@@ -65,5 +65,55 @@ describe("stepArrays", () => {
       () => false
     ))))
     expect(exit._tag).toBe("Failure")
+  })
+})
+
+describe("withEnd", () => {
+  it("gives the stream's elements, then the end's, once the stream is done", async () => {
+    let ends = 0
+    const out = await run(withEnd(Stream.fromArrays([1, 2], [3]), () => {
+      ends++
+      return [9, 10]
+    }))
+    expect(out).toEqual([1, 2, 3, 9, 10])
+    expect(ends).toBe(1)
+  })
+
+  it("runs an end that is an Effect only after the last element, and passes its failure on", async () => {
+    const order: Array<string> = []
+    const out = await run(withEnd(Stream.fromArray([1, 2]).pipe(Stream.tap((n) => Effect.sync(() => order.push(`element ${n}`)))), () =>
+      Effect.sync(() => {
+        order.push("end")
+        return [3]
+      })))
+    expect(out).toEqual([1, 2, 3])
+    expect(order).toEqual(["element 1", "element 2", "end"])
+    const exit = await Effect.runPromise(Effect.exit(Stream.runCollect(withEnd(Stream.fromArray([1]), () => Effect.fail("late" as const)))))
+    expect(exit._tag === "Failure" && String(exit.cause)).toContain("late")
+  })
+
+  it("ends with the stream when the end gives nothing, and an empty stream still gets its end", async () => {
+    expect(await run(withEnd(Stream.fromArray([1]), () => []))).toEqual([1])
+    expect(await run(withEnd(Stream.empty, () => [7]))).toEqual([7])
+  })
+
+  it("does not run the end when the stream fails", async () => {
+    let ended = false
+    const failing = Stream.concat(Stream.fromArray([1]), Stream.fail("broken" as const))
+    const exit = await Effect.runPromise(Effect.exit(Stream.runCollect(withEnd(failing, () => {
+      ended = true
+      return [2]
+    }))))
+    expect(exit._tag).toBe("Failure")
+    expect(ended).toBe(false)
+  })
+
+  it("after a stream cut short by stepArrays, still runs the end", async () => {
+    let seen = 0
+    const out = await run(withEnd(stepArrays(Stream.fromArrays([1, 2], [3, 4]), (n) => {
+      seen = n
+      return [n]
+    }, () => seen === 2), () => [100]))
+    expect(out).toEqual([1, 2, 100])
   })
 })

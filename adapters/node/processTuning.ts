@@ -1,0 +1,57 @@
+/**
+ * How the server's process runs V8, set by its entry point (main.ts) before it builds anything:
+ * what a request leaves behind dies young, and V8's background threads yield the CPU to the
+ * threads that answer requests. README: Performance, V8 tuned for short-lived requests.
+ */
+import { readdirSync, readFileSync } from "node:fs"
+import { setPriority } from "node:os"
+import { setFlagsFromString } from "node:v8"
+
+/**
+ * Turns off V8's allocation-site pretenuring. When objects of an allocation site survive young
+ * collections for a while (a stream in flight, a build), V8 makes that site's later objects in the
+ * old generation; a request's objects born there keep every young object they reference through
+ * each young collection, to be promoted and left until a full one. The chat gateway's streams
+ * promoted either about 14 or about 40 KB each, run to run, as V8 decided; without pretenuring,
+ * 14 KB every time (test/bench/gcPromotion.ts). The server's objects that do live long are typed
+ * arrays and buffers, whose contents are not on V8's heap.
+ */
+export const turnOffPretenuring = (): void => setFlagsFromString("--no-allocation-site-pretenuring")
+
+/*
+ * V8's background threads (the helpers of its garbage collector and compiler, named "V8Worker")
+ * at a lower priority than the threads that answer requests. On a machine with few cores a
+ * helper otherwise keeps a CPU for a whole scheduler tick while the event loop's thread, woken by
+ * a request, waits for one (README: where the gateway's sequential p99 goes). A niced helper
+ * still gets the CPU whenever nothing else wants it, and V8 finishes on the main thread what its
+ * helpers have not done. Linux only (threads are found in /proc); elsewhere nothing changes.
+ */
+
+/** The thread name V8's platform gives its worker threads (Node's NodePlatform pool). */
+const V8_WORKER = "V8Worker"
+
+/**
+ * Sets the nice value of this process's V8 worker threads to `nice` (raising it needs no
+ * privilege). Returns how many threads it changed; 0 for `nice` 0, off Linux, or without /proc.
+ */
+export const niceV8Workers = (nice: number): number => {
+  if (nice === 0 || process.platform !== "linux") return 0
+  let tasks: Array<string>
+  try {
+    tasks = readdirSync("/proc/self/task")
+  } catch {
+    return 0
+  }
+  let changed = 0
+  for (const tid of tasks) {
+    try {
+      if (readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim() !== V8_WORKER) continue
+      // On Linux setpriority(2) with a thread id sets that thread's nice value alone.
+      setPriority(Number(tid), nice)
+      changed++
+    } catch {
+      // The thread has ended, or may not be changed: it keeps its priority.
+    }
+  }
+  return changed
+}

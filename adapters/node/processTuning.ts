@@ -18,21 +18,18 @@ import { setFlagsFromString } from "node:v8"
  */
 export const turnOffPretenuring = (): void => setFlagsFromString("--no-allocation-site-pretenuring")
 
-/*
- * V8's background threads (the helpers of its garbage collector and compiler, named "V8Worker")
- * at a lower priority than the threads that answer requests. On a machine with few cores a
- * helper otherwise keeps a CPU for a whole scheduler tick while the event loop's thread, woken by
- * a request, waits for one (README: where the gateway's sequential p99 goes). A niced helper
- * still gets the CPU whenever nothing else wants it, and V8 finishes on the main thread what its
- * helpers have not done. Linux only (threads are found in /proc); elsewhere nothing changes.
- */
-
 /** The thread name V8's platform gives its worker threads (Node's NodePlatform pool). */
 const V8_WORKER = "V8Worker"
 
 /**
- * Sets the nice value of this process's V8 worker threads to `nice` (raising it needs no
- * privilege). Returns how many threads it changed; 0 for `nice` 0, off Linux, or without /proc.
+ * Sets the nice value of this process's V8 worker threads (the helpers of its garbage collector
+ * and compiler) to `nice`, below the threads that answer requests. On a machine with few cores
+ * a helper otherwise keeps a CPU for a whole scheduler tick while the event loop's thread, woken
+ * by a request, waits for one (README: where the gateway's sequential p99 goes). A niced helper
+ * still gets the CPU whenever nothing else wants it, and V8 finishes on the main thread what its
+ * helpers have not done. Raising a nice value needs no privilege. Linux only (threads are found
+ * in /proc by their name). Returns how many threads it changed: 0 for `nice` 0, off Linux, or
+ * without /proc.
  */
 export const niceV8Workers = (nice: number): number => {
   if (nice === 0 || process.platform !== "linux") return 0

@@ -209,7 +209,7 @@ const once = async (connection: LeanConnection, path: Path, stream: boolean): Pr
 const sequential = async (stream: boolean) => {
   const times = new Map<string, Array<number>>(paths.map((p) => [p.name, []]))
   const failures = new Map<string, string>()
-  const sockets = await Promise.all(paths.map((path) => leanConnection({ url: path.url, headers: path.headers, body: bodyOf(path, stream) })))
+  const sockets = paths.map((path) => leanConnection({ url: path.url, headers: path.headers, body: bodyOf(path, stream) }))
   for (let i = 0; i < samples + 20; i++) {
     for (const [k, path] of paths.entries()) {
       if (failures.has(path.name)) continue

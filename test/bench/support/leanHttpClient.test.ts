@@ -36,7 +36,7 @@ afterAll(() => new Promise<void>((done) => server.close(() => done())))
 describe("leanConnection", () => {
   it("sends the request as given and reads a whole answer by its length, over one kept-alive socket", async () => {
     const before = connections.size
-    const connection = await leanConnection({ url: `${base}/json`, headers: { "x-test": "yes", "content-type": "application/json" }, body: "{\"q\":1}" })
+    const connection = leanConnection({ url: `${base}/json`, headers: { "x-test": "yes", "content-type": "application/json" }, body: "{\"q\":1}" })
     for (let i = 0; i < 3; i++) {
       const answer = await connection.send()
       expect(answer.status).toBe(200)
@@ -50,7 +50,7 @@ describe("leanConnection", () => {
   })
 
   it("times the first mark apart from the whole chunked answer, and unframes its body", async () => {
-    const connection = await leanConnection({ url: `${base}/sse`, headers: {}, body: "{}" })
+    const connection = leanConnection({ url: `${base}/sse`, headers: {}, body: "{}" })
     const answer = await connection.send(Buffer.from("data: {"))
     connection.close()
     expect(answer.body).toBe("data: {\"n\":1}\n\ndata: {\"n\":2}\n\ndata: [DONE]\n\n")
@@ -60,7 +60,7 @@ describe("leanConnection", () => {
   })
 
   it("reports a status other than 200 with its body", async () => {
-    const connection = await leanConnection({ url: `${base}/missing`, headers: {}, body: "" })
+    const connection = leanConnection({ url: `${base}/missing`, headers: {}, body: "" })
     const answer = await connection.send()
     connection.close()
     expect(answer.status).toBe(404)
@@ -68,14 +68,25 @@ describe("leanConnection", () => {
   })
 
   it("fails a request whose connection breaks mid-answer, and opens a new socket for the next", async () => {
-    const connection = await leanConnection({ url: `${base}/break`, headers: {}, body: "" })
+    const connection = leanConnection({ url: `${base}/break`, headers: {}, body: "" })
     await expect(connection.send()).rejects.toThrow("the connection closed before the answer was whole")
     await expect(connection.send()).rejects.toThrow("the connection closed before the answer was whole")
     connection.close()
   })
 
+  it("fails a request whose connection is refused, naming why", async () => {
+    // A port that was just free: nothing listens there.
+    const probe = createServer()
+    await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done))
+    const port = (probe.address() as AddressInfo).port
+    await new Promise<void>((done) => probe.close(() => done()))
+    const connection = leanConnection({ url: `http://127.0.0.1:${port}/x`, headers: {}, body: "" })
+    await expect(connection.send(undefined, 2_000)).rejects.toThrow("ECONNREFUSED")
+    connection.close()
+  })
+
   it("fails a request with no whole answer in its time", async () => {
-    const connection = await leanConnection({ url: `${base}/sse`, headers: {}, body: "" })
+    const connection = leanConnection({ url: `${base}/sse`, headers: {}, body: "" })
     await expect(connection.send(undefined, 5)).rejects.toThrow("no whole answer in 5 ms")
     connection.close()
   })

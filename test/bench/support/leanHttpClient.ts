@@ -60,7 +60,7 @@ export interface LeanConnection {
   readonly close: () => void
 }
 
-export const leanConnection = async (target: LeanTarget): Promise<LeanConnection> => {
+export const leanConnection = (target: LeanTarget): LeanConnection => {
   const url = new URL(target.url)
   const body = Buffer.from(target.body)
   const head = [`POST ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, "connection: keep-alive", `content-length: ${body.length}`]
@@ -68,15 +68,25 @@ export const leanConnection = async (target: LeanTarget): Promise<LeanConnection
   const request = Buffer.concat([Buffer.from(head.join("\r\n") + "\r\n\r\n"), body])
 
   let socket: Socket | undefined
-  const open = () =>
+  /** A connected socket, within `timeoutMs` (the request's own time, which a slow connect uses up). */
+  const open = (timeoutMs: number) =>
     new Promise<Socket>((done, fail) => {
-      const s = connect(Number(url.port), url.hostname, () => done(s))
+      const s = connect(Number(url.port), url.hostname)
       s.setNoDelay(true)
-      s.once("error", fail)
+      const settle = (error: Error | undefined) => {
+        clearTimeout(timer)
+        s.removeListener("error", settle)
+        if (error === undefined) return done(s)
+        s.destroy()
+        fail(error)
+      }
+      const timer = setTimeout(() => settle(new Error(`no connection in ${timeoutMs} ms`)), timeoutMs)
+      s.once("connect", () => settle(undefined))
+      s.once("error", settle)
     })
 
   const send = async (firstMark?: Buffer, timeoutMs = 30_000): Promise<LeanTiming> => {
-    if (socket === undefined || socket.destroyed) socket = await open()
+    if (socket === undefined || socket.destroyed) socket = await open(timeoutMs)
     const s = socket
     return new Promise<LeanTiming>((done, fail) => {
       let buf: Buffer = Buffer.alloc(0)

@@ -204,6 +204,15 @@ export class SearchIndex {
   }
 
   /**
+   * A page query as the ranking sees it (its words' term ids and weights, strongest first, its
+   * phrases, exclusions and site filters), or undefined when nothing can match: for tools and
+   * benches that rank `parts.web` themselves (test/bench/rankingBound.ts).
+   */
+  compile(query: string): CompiledQuery | undefined {
+    return this.plan(this.parts.web, parseQuery(typeof query === "string" ? query : ""), false)?.query
+  }
+
+  /**
    * Ranked page ids, urls and BM25F scores without snippets, for relevance evaluation.
    * `collapse: false` keeps near-duplicates (plain BM25 output); `strategy` forces one ranking strategy (tests, benches).
    */

@@ -70,6 +70,22 @@ describe("query language", () => {
     expect(links(index, "event loop site:nowhere.example")).toEqual([])
   })
 
+  it("compiles a query as the ranking sees it: the strongest word first, phrase words required", () => {
+    const web = index.parts.web
+    const compiled = index.compile(`loop loop rings "event loop" -threads`)!
+    const ids = (words: ReadonlyArray<string>) => words.map((w) => web.lookup(w))
+    // "loop" twice in the words and once in the phrase: query weight 3.
+    const weights = new Map(compiled.terms.map((t) => [web.termText(t.termId), t.weight]))
+    expect(weights).toEqual(new Map([["loop", 3], ["ring", 1], ["event", 1]]))
+    const bounds = compiled.terms.map((t) => web.termMaxScore(t.termId, t.weight))
+    expect(bounds).toEqual([...bounds].sort((a, b) => b - a))
+    expect(compiled.phrases).toEqual([{ termIds: ids(["event", "loop"]), offsets: [0, 1] }])
+    expect(compiled.excluded).toEqual([{ termIds: ids(["thread"]), offsets: [0] }])
+    // Nothing can match: no known word, or a phrase with an unknown one.
+    expect(index.compile("zzzz")).toBeUndefined()
+    expect(index.compile(`event "event zzzz"`)).toBeUndefined()
+  })
+
   it("answers any string without throwing", () => {
     const random = seeded(3)
     const alphabet = ` "-:siteORAND.+#/\\()[]{}*?~^!'’日本語검색é\u0000\ud800\n\t`

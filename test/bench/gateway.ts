@@ -2,8 +2,10 @@
  * Gateway overhead, in one run against the same local OpenAI-compatible
  * upstream (test/support/mockUpstream.ts in its own process): the upstream
  * called directly, through Periscope, through a bare node:http proxy (the
- * floor of any Node gateway: test/bench/support/bareProxy.ts) and through the
- * Portkey gateway (npm @portkey-ai/gateway, on loopback).
+ * floor of any gateway on Node's HTTP server and client:
+ * test/bench/support/bareProxy.ts), through a TCP pipe that reads no HTTP (the
+ * floor under it: support/tcpPipe.ts) and through the Portkey gateway (npm
+ * @portkey-ai/gateway, on loopback).
  *
  *   node test/bench/gateway.ts [--seconds 8] [--connections 32] [--samples 2000]
  *
@@ -115,6 +117,16 @@ const startBareProxy = async (what: string, upstreamBase: string) => {
 }
 const bareProxy = await startBareProxy("bare proxy", upstreamUrl)
 const pacedProxy = await startBareProxy("bare proxy (paced)", pacedUpstream.url)
+// Under the floor: a TCP pipe that moves the bytes without reading HTTP (what a second process on the way costs).
+const startTcpPipe = async (what: string, upstreamBase: string) => {
+  const port = await freePort()
+  const pipe = spawnNode(["test/bench/support/tcpPipe.ts", String(port), upstreamBase], {})
+  const url = `http://127.0.0.1:${port}${new URL(upstreamBase).pathname}/chat/completions`
+  await until(what, async (signal) => (await fetch(url, { method: "POST", body: "{}", signal })).status < 500, pipe.output)
+  return { pid: pipe.child.pid, url }
+}
+const tcpPipe = await startTcpPipe("TCP pipe", upstreamUrl)
+const pacedPipe = await startTcpPipe("TCP pipe (paced)", pacedUpstream.url)
 
 interface Path {
   readonly name: string
@@ -139,6 +151,13 @@ const paths: Array<Path> = [
     url: bareProxy.url,
     headers: { "content-type": "application/json" },
     model: "bench-model"
+  },
+  {
+    name: "TCP pipe (no HTTP)",
+    pid: tcpPipe.pid,
+    url: tcpPipe.url,
+    headers: { "content-type": "application/json" },
+    model: "mock-model"
   },
   {
     name: "Portkey",
@@ -264,7 +283,8 @@ const pathNamed = (name: string) => paths.find((path) => path.name === name)!
 const pacedPaths: Array<Path> = [
   { ...pathNamed("direct"), url: `${pacedUpstream.url}/chat/completions` },
   { ...pathNamed("Periscope"), model: "bench-model-paced" },
-  { ...pathNamed("bare node:http proxy"), pid: pacedProxy.pid, url: pacedProxy.url }
+  { ...pathNamed("bare node:http proxy"), pid: pacedProxy.pid, url: pacedProxy.url },
+  { ...pathNamed("TCP pipe (no HTTP)"), pid: pacedPipe.pid, url: pacedPipe.url }
 ]
 const pacedRuns: Array<{ readonly path: Path; readonly run: Awaited<ReturnType<typeof throughput>> }> = []
 for (const path of pacedPaths) {
@@ -322,12 +342,14 @@ console.log(alignedTable(header, table, { rule: true }))
 const periscopeRow = rows.find((r) => r.name === "Periscope")!
 const portkeyRow = rows.find((r) => r.name === "Portkey")!
 const floorRow = rows.find((r) => r.name === "bare node:http proxy")!
+const pipeRow = rows.find((r) => r.name === "TCP pipe (no HTTP)")!
 for (const failure of streamFailures) console.log(`\n${failure}`)
 if (streamFailures.some((f) => f.startsWith("Portkey"))) {
   console.log("  (Portkey answers {\"status\":\"failure\"} and logs \"TypeError: immutable\" from ResponseService.updateHeaders: Portkey-AI/gateway issues #1389 and #1550.)")
 }
 console.log(`\nPeriscope vs Portkey throughput: ${(periscopeRow.rps / portkeyRow.rps).toFixed(2)}x; Periscope added p50: ${(periscopeRow.p50 - direct.p50).toFixed(3)} ms`)
 console.log(`Periscope vs the bare node:http proxy (the floor of a Node gateway): ${(periscopeRow.rps / floorRow.rps).toFixed(2)}x its throughput; the floor itself ${(floorRow.rps / direct.rps).toFixed(2)}x direct, added p99 ${(floorRow.p99 - direct.p99).toFixed(3)} ms, added TTFC p99 ${floorRow.ttfc99 === undefined ? "failed" : (floorRow.ttfc99 - direct.ttfc99!).toFixed(3)} ms`)
+console.log(`Under the floor, a TCP pipe (bytes moved, no HTTP read): ${(pipeRow.rps / direct.rps).toFixed(2)}x direct at ${pipeRow.gatewayCpuUs!.toFixed(0)} µs of CPU a request, against the bare proxy's ${floorRow.gatewayCpuUs!.toFixed(0)}: what Node's HTTP server and client cost`)
 const streamedShare = (row: Row) => (row.streamRps === undefined || direct.streamRps === undefined ? "failed" : `${(row.streamRps / direct.streamRps).toFixed(2)}x`)
 console.log(`Streamed (the whole answer read): Periscope ${streamedShare(periscopeRow)} direct, the bare proxy ${streamedShare(floorRow)}`)
 const pacedRun = (name: string) => pacedRuns.find((r) => r.path.name === name)!.run

@@ -1,7 +1,7 @@
 /**
  * How the server's process runs V8, set by its entry point (main.ts) before it builds anything:
  * what a request leaves behind dies young, and V8's background threads yield the CPU to the
- * threads that answer requests. README: Performance, V8 tuned for short-lived requests.
+ * threads that answer requests. docs/performance.md, V8 tuned for short-lived requests.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { setPriority } from "node:os"
@@ -25,7 +25,7 @@ const V8_WORKER = "V8Worker"
  * Sets the nice value of this process's V8 worker threads (the helpers of its garbage collector
  * and compiler) to `nice`, below the threads that answer requests. On a machine with few cores
  * a helper otherwise keeps a CPU for a whole scheduler tick while the event loop's thread, woken
- * by a request, waits for one (README: where the gateway's sequential p99 goes). A niced helper
+ * by a request, waits for one (docs/performance.md: where the gateway's sequential p99 goes). A niced helper
  * still gets the CPU whenever nothing else wants it, and V8 finishes on the main thread what its
  * helpers have not done. Raising a nice value needs no privilege. Linux only (threads are found
  * in /proc by their name). Returns how many threads it changed: 0 for `nice` 0, off Linux, or

@@ -13,7 +13,7 @@ import { type ObservabilitySettings, observabilitySettingsOf } from "./Observabi
 import type { OpenSearchConfig } from "./OpenSearchConfig.ts"
 import { type StoreSettings, storeSettingsOf } from "./StoreConfig.ts"
 
-/** V8 helper threads below the request threads by default: a gateway p99 on two cores (README: Performance). */
+/** V8 helper threads below the request threads by default: a gateway p99 on two cores (docs/performance.md, V8 tuned for short-lived requests). */
 export const DEFAULT_V8_WORKER_NICE = 10
 
 export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {

@@ -7,7 +7,8 @@
  * Why: a server just started answers its first thousand queries slower than later ones. At 56k
  * passages with two ranking threads, a pass over the search bench's 250 AND-like queries right
  * after one warm-up pass had a p99 of 0.86-1.87 ms; after 2,000 of these queries, 0.71-1.13 ms,
- * as after three passes of the bench's own queries (test/bench/search.ts, README: Search).
+ * as after three passes of the bench's own queries (test/bench/search.ts; docs/performance.md,
+ * warm-up and whole pages).
  */
 import { PageField, type SearchIndex } from "./SearchIndex.ts"
 

@@ -210,7 +210,7 @@ const FIRST_EVENT = Buffer.from("data: {")
  * One request: its whole latency, or the time to its first SSE data event. Timed with a lean
  * client (one keep-alive socket a path, the request's bytes built once): over `fetch`, the
  * bench's own collections and compile jobs ran beside the servers it timed and were the most
- * frequent cause of its slowest requests (README, where the gateway's sequential p99 goes).
+ * frequent cause of its slowest requests (docs/performance.md, where the gateway's sequential p99 goes).
  */
 const once = async (connection: LeanConnection, path: Path, stream: boolean): Promise<number> => {
   const answer = await connection.send(stream ? FIRST_EVENT : undefined, REQUEST_TIMEOUT_MS)

@@ -107,24 +107,22 @@ const portkeyPort = await freePort()
 const portkey = spawnNode([resolve(root, "node_modules/@portkey-ai/gateway/build/start-server.js"), `--port=${portkeyPort}`, "--headless"], { NODE_ENV: "production" })
 await until("Portkey", async (signal) => (await fetch(`http://127.0.0.1:${portkeyPort}/`, { signal })).ok, portkey.output)
 
-// The floor: a bare node:http proxy (parse, set the model, forward, pipe back), what any Node gateway pays.
-const startBareProxy = async (what: string, upstreamBase: string) => {
+/** A process between the client and an upstream (`script <port> ...args`), ready once its URL answers. */
+const startBetween = async (what: string, script: string, args: Array<string>, path: string) => {
   const port = await freePort()
-  const proxy = spawnNode(["test/bench/support/bareProxy.ts", String(port), upstreamBase, "mock-model"], {})
-  const url = `http://127.0.0.1:${port}/v1/chat/completions`
-  await until(what, async (signal) => (await fetch(url, { method: "POST", body: "{}", signal })).status < 500, proxy.output)
-  return { pid: proxy.child.pid, url }
+  const between = spawnNode([script, String(port), ...args], {})
+  const url = `http://127.0.0.1:${port}${path}`
+  await until(what, async (signal) => (await fetch(url, { method: "POST", body: "{}", signal })).status < 500, between.output)
+  return { pid: between.child.pid, url }
 }
+// The floor: a bare node:http proxy (parse, set the model, forward, pipe back), what any gateway on Node's HTTP stack pays.
+const startBareProxy = (what: string, upstreamBase: string) =>
+  startBetween(what, "test/bench/support/bareProxy.ts", [upstreamBase, "mock-model"], "/v1/chat/completions")
+// Under the floor: a TCP pipe that moves the bytes without reading HTTP (what a second process on the way costs).
+const startTcpPipe = (what: string, upstreamBase: string) =>
+  startBetween(what, "test/bench/support/tcpPipe.ts", [upstreamBase], `${new URL(upstreamBase).pathname}/chat/completions`)
 const bareProxy = await startBareProxy("bare proxy", upstreamUrl)
 const pacedProxy = await startBareProxy("bare proxy (paced)", pacedUpstream.url)
-// Under the floor: a TCP pipe that moves the bytes without reading HTTP (what a second process on the way costs).
-const startTcpPipe = async (what: string, upstreamBase: string) => {
-  const port = await freePort()
-  const pipe = spawnNode(["test/bench/support/tcpPipe.ts", String(port), upstreamBase], {})
-  const url = `http://127.0.0.1:${port}${new URL(upstreamBase).pathname}/chat/completions`
-  await until(what, async (signal) => (await fetch(url, { method: "POST", body: "{}", signal })).status < 500, pipe.output)
-  return { pid: pipe.child.pid, url }
-}
 const tcpPipe = await startTcpPipe("TCP pipe", upstreamUrl)
 const pacedPipe = await startTcpPipe("TCP pipe (paced)", pacedUpstream.url)
 

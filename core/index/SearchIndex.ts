@@ -221,11 +221,11 @@ export class SearchIndex {
     limit: number,
     options: { readonly collapse?: boolean; readonly strategy?: RankStrategy } = {}
   ): ReadonlyArray<RankedPage> {
-    const plan = this.plan(this.parts.web, parseQuery(typeof query === "string" ? query : ""), false)
+    const compiled = this.compile(query)
     const n = clampLimit(limit)
-    if (plan === undefined || n === 0) return []
+    if (compiled === undefined || n === 0) return []
     const cluster = options.collapse === false ? undefined : this.parts.pageCluster
-    const ranked = this.retrieve(this.parts.web, plan.query, n, cluster, options.strategy)
+    const ranked = this.retrieve(this.parts.web, compiled, n, cluster, options.strategy)
     return Array.from(ranked.docs, (doc, i) => ({
       doc,
       url: this.parts.pages.get(doc, PageField.Url),

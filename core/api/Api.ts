@@ -7,10 +7,12 @@ import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ChatCompletionChunk, ChatCompletionResponse, ModelList } from "../chat/ChatCompletion.ts"
 import { ChatCompletionRequest } from "../chat/ChatRequest.ts"
+import { KeyedRoute } from "./Admission.ts"
 import { ChatErrorBody, SearchErrorBody } from "./ApiError.ts"
 import { Authorization } from "./Authorization.ts"
 import { fetchErrorSchemas, FetchRequestBody, WebFetchResponse } from "./FetchWire.ts"
 import { finishDocument } from "./OpenApiDocument.ts"
+import { CHAT_BODY_LIMIT, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
 import { ImageSearchResponse, SearchRequest, WebSearchResponse } from "./SearchWire.ts"
 
 // Every status each endpoint can answer with (ApiError.statusOf, FetchWire's RENDERING); what each
@@ -24,23 +26,29 @@ const chatErrors = chatStatuses([400, 401, 404, 413, 415, 429, 500, 502, 503, 50
 /** GET endpoints behind the key: no body to refuse, no backend to fail. */
 const keyedGetErrors = [401, 429, 500, 503]
 
+/** How a keyed endpoint is admitted (Admission): its wire family and body limit. */
+const searchBody = KeyedRoute.of({ family: "search", bodyLimit: SEARCH_BODY_LIMIT })
+const chatBody = KeyedRoute.of({ family: "chat", bodyLimit: CHAT_BODY_LIMIT })
+const chatNoBody = KeyedRoute.of({ family: "chat", bodyLimit: undefined })
+const searchNoBody = KeyedRoute.of({ family: "search", bodyLimit: undefined })
+
 export class SearchGroup extends HttpApiGroup.make("search")
   .add(
     HttpApiEndpoint.post("webSearch", "/api/search/webSearch", {
       payload: SearchRequest,
       success: WebSearchResponse,
       error: searchErrors
-    }).annotateMerge(OpenApi.annotations({ summary: "Web search: keywords in, ranked pages out" })),
+    }).annotate(KeyedRoute, searchBody).annotateMerge(OpenApi.annotations({ summary: "Web search: keywords in, ranked pages out" })),
     HttpApiEndpoint.post("imageSearch", "/api/search/imageSearch", {
       payload: SearchRequest,
       success: ImageSearchResponse,
       error: searchErrors
-    }).annotateMerge(OpenApi.annotations({ summary: "Image search: keywords in, images out" })),
+    }).annotate(KeyedRoute, searchBody).annotateMerge(OpenApi.annotations({ summary: "Image search: keywords in, images out" })),
     HttpApiEndpoint.post("webFetch", "/api/search/webFetch", {
       payload: FetchRequestBody,
       success: WebFetchResponse,
       error: fetchErrorSchemas
-    }).annotateMerge(OpenApi.annotations({ summary: "Web fetch: a URL in, the page's main content (Markdown, text or HTML) out" }))
+    }).annotate(KeyedRoute, searchBody).annotateMerge(OpenApi.annotations({ summary: "Web fetch: a URL in, the page's main content (Markdown, text or HTML) out" }))
   )
   .middleware(Authorization)
   .annotateMerge(OpenApi.annotations({ description: "Web search, image search and web fetch, answered in the search envelope {success, code, message, exception, data, extra}" }))
@@ -59,11 +67,11 @@ export class ChatGroup extends HttpApiGroup.make("chat")
       payload: ChatCompletionRequest,
       success: [ChatCompletionResponse, ChatEventStream],
       error: chatErrors
-    }).annotateMerge(OpenApi.annotations({ summary: "OpenAI-compatible chat completions (stream:true answers SSE)" })),
+    }).annotate(KeyedRoute, chatBody).annotateMerge(OpenApi.annotations({ summary: "OpenAI-compatible chat completions (stream:true answers SSE)" })),
     HttpApiEndpoint.get("models", "/v1/models", {
       success: ModelList,
       error: chatStatuses(keyedGetErrors)
-    }).annotateMerge(OpenApi.annotations({ summary: "Models this service answers for" }))
+    }).annotate(KeyedRoute, chatNoBody).annotateMerge(OpenApi.annotations({ summary: "Models this service answers for" }))
   )
   .middleware(Authorization)
   .annotateMerge(OpenApi.annotations({ description: "OpenAI-compatible chat completions and the model list, with OpenAI error bodies" }))
@@ -74,7 +82,7 @@ export class MetaGroup extends HttpApiGroup.make("meta")
     HttpApiEndpoint.get("openapi", "/openapi.json", {
       success: Schema.Record(Schema.String, Schema.Unknown),
       error: searchStatuses(keyedGetErrors)
-    }).annotateMerge(OpenApi.annotations({ summary: "This document" }))
+    }).annotate(KeyedRoute, searchNoBody).annotateMerge(OpenApi.annotations({ summary: "This document" }))
   )
   .middleware(Authorization)
   .annotateMerge(OpenApi.annotations({ description: "This document (needs the API key, like the API)" }))

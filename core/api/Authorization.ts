@@ -1,15 +1,15 @@
 /**
- * The bearer-key middleware of the HTTP contract: the key check and the rate
- * limit come from core/auth; a refusal is rendered here, in the wire family
- * of the path (search envelope or OpenAI error body).
+ * The keyed groups' middleware of the HTTP contract: every request passes
+ * Admission (key, limit, body head) with the rule its endpoint is annotated
+ * with (KeyedRoute); a refusal is rendered in the endpoint's wire family.
+ * The bearer scheme is declared here so that /openapi.json and HttpApi clients
+ * know it; the header itself is read by Admission, as on every other way in.
  */
-import { Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { ApiKeys } from "../auth/ApiKeys.ts"
-import { RateLimits } from "../auth/RateLimits.ts"
+import { Admission, KeyedRoute } from "./Admission.ts"
 import { familyOfPath } from "./ApiError.ts"
-import { fromAuthError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { whenSampled } from "./SampledTracing.ts"
 
@@ -18,22 +18,19 @@ export class Authorization extends HttpApiMiddleware.Service<Authorization>()("p
 }) {
   static readonly layer = Layer.effect(
     Authorization,
-    Effect.gen(function*() {
-      const keys = yield* ApiKeys
-      const limits = yield* RateLimits
-      return Authorization.of({
-        bearer: (httpEffect, { credential }) =>
-          keys.authenticate(Redacted.value(credential)).pipe(
-            Effect.flatMap(limits.check),
-            Effect.matchEffect({
-              onFailure: (error) =>
-                Effect.map(Effect.service(HttpServerRequest.HttpServerRequest), (request) =>
-                  errorResponse(familyOfPath(request.url), fromAuthError(error))),
-              onSuccess: () => httpEffect
-            }),
-            whenSampled
-          )
-      })
-    })
+    Effect.map(Effect.service(Admission), (admission) =>
+      Authorization.of({
+        bearer: (httpEffect, { endpoint }) =>
+          Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
+            const route = Context.getOrUndefined(endpoint.annotations, KeyedRoute)
+            return admission.admit({ headers: request.headers, bodyLimit: route?.bodyLimit }).pipe(
+              Effect.matchEffect({
+                onFailure: (error) => Effect.succeed(errorResponse(route?.family ?? familyOfPath(request.url), error)),
+                onSuccess: () => httpEffect
+              }),
+              whenSampled
+            )
+          })
+      }))
   )
 }

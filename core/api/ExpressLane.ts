@@ -1,29 +1,27 @@
 /**
- * The express lane: the hot routes (POST webSearch, imageSearch and chat
- * completions) answered without the HttpApi router, for a server adapter that
- * can take a request before Effect's server sees it (the Node adapter).
+ * The express lane: the hot POST routes of the contract answered without the
+ * HttpApi router, for a server adapter that can take a request before Effect's
+ * server sees it (the Node adapter). It pays on webSearch's throughput
+ * (test/bench/http.ts prints the lane against the full stack).
  *
  * It answers exactly as the full stack does, with the same parts: the same
- * telemetry (RequestTelemetry's instrument), the same key check and limits,
- * the same body rules (JsonBody), the same handlers (makeSearchAnswers,
- * makeChatAnswer) and the same error rendering (Answer). What it leaves out
- * is the machinery around them: the router, the middleware chain, the
- * request and response objects and the header conversions, which were over
- * half of a webSearch's server time (test/bench/http.ts). Every other route
- * and method goes to the full stack; test/api/expressLane.test.ts sends the
- * same requests both ways and compares the answers.
+ * telemetry (RequestTelemetry's instrument), the same admission (Admission,
+ * with the rule each endpoint is annotated with), the same handlers
+ * (makeSearchAnswers, makeChatAnswer) and the same error rendering (Answer).
+ * Its routes are the contract's endpoints it has an answer for; every other
+ * route and method goes to the full stack. test/api/expressLane.test.ts sends
+ * the same requests both ways and compares the answers.
  */
-import { Cause, Effect, Exit, type Fiber } from "effect"
-import { ApiKeys } from "../auth/ApiKeys.ts"
-import type { AuthError, Principal } from "../auth/AuthError.ts"
-import { RateLimits } from "../auth/RateLimits.ts"
+import { Cause, Context, Effect, Exit, type Fiber } from "effect"
 import { ChatGateway } from "../chat/ChatGateway.ts"
 import { FederatedSearch } from "../search/FederatedSearch.ts"
+import { Admission, KeyedRoute } from "./Admission.ts"
 import { type Answer, answerStatus, errorAnswer, withHeader } from "./Answer.ts"
+import { PeriscopeApi } from "./Api.ts"
 import { type ApiError, pathOfUrl, type WireFamily } from "./ApiError.ts"
 import { makeChatAnswer } from "./ChatHandlers.ts"
-import { fromAuthError, internalError } from "./DomainErrors.ts"
-import { bodyHeadProblem, bodyTooLarge, CHAT_BODY_LIMIT, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
+import { internalError } from "./DomainErrors.ts"
+import { bodyTooLarge } from "./JsonBody.ts"
 import { type AnswerOps, makeRequestInstrument, type RequestHead } from "./RequestTelemetry.ts"
 import { makeSearchAnswers } from "./SearchHandlers.ts"
 
@@ -47,66 +45,57 @@ export interface ExpressLane {
   readonly fork: <A>(effect: Effect.Effect<A>) => Fiber.Fiber<A>
 }
 
-/**
- * The credential of an `Authorization: Bearer <key>` header, read as HttpApiSecurity.bearer reads
- * it (RFC 9110: the scheme is case-insensitive, then one or more spaces); undefined without one.
- */
-export const bearerCredential = (authorization: string | undefined): string | undefined => {
-  if (authorization === undefined || authorization.length <= 6 || authorization.charCodeAt(6) !== 32) return undefined
-  if (authorization.slice(0, 6).toLowerCase() !== "bearer") return undefined
-  let start = 7
-  while (authorization.charCodeAt(start) === 32) start++
-  return start === authorization.length ? undefined : authorization.slice(start)
-}
-
 const answerOps: AnswerOps<Answer> = {
   status: answerStatus,
   withRequestId: (answer, requestId) => withHeader(answer, "x-request-id", requestId)
 }
 
-const refuse = (route: LaneRoute, error: ApiError) => Effect.succeed(errorAnswer(route.family, error))
-
-/** ErrorBoundary's rule: a defect is logged and answered 500, its details kept off the wire. Made once per wire family. */
+/** ErrorBoundary's rule: a defect is logged and answered 500, its details kept off the wire. */
 const onDefect = (family: WireFamily) => (cause: Cause.Cause<never>): Effect.Effect<Answer> =>
   Cause.hasInterruptsOnly(cause)
     ? Effect.failCause(cause)
     : Effect.as(Effect.logError("request failed", cause), errorAnswer(family, internalError()))
-const defectHandlers: Readonly<Record<WireFamily, ReturnType<typeof onDefect>>> = { search: onDefect("search"), chat: onDefect("chat") }
+
+/** The POST endpoints of the contract the lane answers, with their rule from the endpoint's KeyedRoute annotation. */
+const laneRoutes = (answers: Readonly<Record<string, (body: string) => Effect.Effect<Answer>>>): Map<string, LaneRoute> => {
+  const routes = new Map<string, LaneRoute>()
+  for (const group of Object.values(PeriscopeApi.groups)) {
+    for (const [name, endpoint] of Object.entries(group.endpoints)) {
+      const handle = answers[name]
+      const rule = Context.getOrUndefined(endpoint.annotations, KeyedRoute)
+      if (handle === undefined || endpoint.method !== "POST" || rule?.bodyLimit === undefined) continue
+      routes.set(endpoint.path, { path: endpoint.path, family: rule.family, limit: rule.bodyLimit, handle })
+    }
+  }
+  // A renamed endpoint, or one that lost its annotation, fails at start, not silently in the slow lane.
+  if (routes.size !== Object.keys(answers).length) throw new Error(`express lane: ${Object.keys(answers).join(", ")} must each be a keyed POST endpoint of the contract`)
+  return routes
+}
 
 /** Builds the lane over the application's services, in the context it will answer in. */
 export const makeExpressLane = Effect.gen(function*() {
-  const keys = yield* ApiKeys
-  const limits = yield* RateLimits
+  const admission = yield* Admission
   const search = makeSearchAnswers(yield* FederatedSearch)
-  const chat = makeChatAnswer(yield* ChatGateway)
   const instrument = yield* makeRequestInstrument
   const context = yield* Effect.context<never>()
   const run = Effect.runForkWith(context)
-
-  const routes = new Map<string, LaneRoute>()
-  for (const route of [
-    { path: "/api/search/webSearch", family: "search", limit: SEARCH_BODY_LIMIT, handle: search.web },
-    { path: "/api/search/imageSearch", family: "search", limit: SEARCH_BODY_LIMIT, handle: search.images },
-    { path: "/v1/chat/completions", family: "chat", limit: CHAT_BODY_LIMIT, handle: chat }
-  ] as const) routes.set(route.path, route)
+  // Keyed by the contract's endpoint names: a renamed endpoint fails the lane's test, not silently.
+  const routes = laneRoutes({ webSearch: search.web, imageSearch: search.images, completions: makeChatAnswer(yield* ChatGateway) })
+  const defectHandlers = new Map<WireFamily, ReturnType<typeof onDefect>>()
+  const onDefectOf = (family: WireFamily) => {
+    let handler = defectHandlers.get(family)
+    if (handler === undefined) defectHandlers.set(family, handler = onDefect(family))
+    return handler
+  }
 
   const answer = (route: LaneRoute, request: RequestHead, body: string | undefined): Fiber.Fiber<Answer> => {
-    // In the full stack's order: the key and its limit (the bearer middleware), then the body.
-    const authenticated = keys.authenticate(bearerCredential(request.headers["authorization"]) ?? "")
-    // A key verified before comes back as a ready Exit: its limit is checked with no step between
-    // (an Effect step costs up to a microsecond of a request under load: test/bench/httpAB.ts).
-    const ready = Exit.isExit(authenticated) ? authenticated as Exit.Exit<Principal, AuthError> : undefined
-    const admitted = ready !== undefined && Exit.isSuccess(ready) ? limits.check(ready.value) : Effect.flatMap(authenticated, limits.check)
+    const refuse = (error: ApiError) => Effect.succeed(errorAnswer(route.family, error))
     const program = Effect.catchCause(
-      Effect.matchEffect(admitted, {
-        onFailure: (error) => refuse(route, fromAuthError(error)),
-        onSuccess: () => {
-          const problem = bodyHeadProblem(request.headers["content-type"], request.headers["content-length"], route.limit)
-          if (problem !== undefined) return refuse(route, problem)
-          return body === undefined ? refuse(route, bodyTooLarge(route.limit)) : route.handle(body)
-        }
+      Effect.matchEffect(admission.admit({ headers: request.headers, bodyLimit: route.limit }), {
+        onFailure: refuse,
+        onSuccess: () => body === undefined ? refuse(bodyTooLarge(route.limit)) : route.handle(body)
       }),
-      defectHandlers[route.family]
+      onDefectOf(route.family)
     )
     // Metrics alone (the default): counted when the fiber ends, with no Effect step around it.
     const count = instrument.count

@@ -8,6 +8,7 @@ import { Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { ApiKeys } from "../auth/ApiKeys.ts"
+import type { Admission } from "./Admission.ts"
 import type { RateLimits } from "../auth/RateLimits.ts"
 import type { ChatGateway } from "../chat/ChatGateway.ts"
 import type { FederatedSearch } from "../search/FederatedSearch.ts"
@@ -25,8 +26,8 @@ import { PlaygroundRoutes } from "./Playground.ts"
 import { RequestTelemetry } from "./RequestTelemetry.ts"
 import { SearchHandlers } from "./SearchHandlers.ts"
 
-/** Everything the routes and the embed library need: the search services (local and federated), webFetch, the chat gateway, keys and limits. */
-export type AppServices = WebSearch | ImageSearch | FederatedSearch | ChatGateway | ApiKeys | RateLimits | WebFetch | Readiness
+/** Everything the routes and the embed library need: the search services (local and federated), webFetch, the chat gateway, keys, limits and the admission over them. */
+export type AppServices = WebSearch | ImageSearch | FederatedSearch | ChatGateway | ApiKeys | RateLimits | Admission | WebFetch | Readiness
 
 export const PeriscopeRoutes = Layer.mergeAll(
   // First: the outermost global middleware, so it sees the status the error boundary renders.

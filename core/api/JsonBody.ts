@@ -54,11 +54,9 @@ export const bodyHeadProblem = (contentType: string | undefined, contentLength: 
 /** A body that turned out larger than `limit` while it was read. */
 export const bodyTooLarge = (limit: number): ApiError => tooLarge(limit)
 
-/** Reads the raw body text, refusing a wrong content type or a body over `limit` bytes. */
-export const readJsonText = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<string, ApiError> => {
-  const problem = bodyHeadProblem(request.headers["content-type"], request.headers["content-length"], limit)
-  if (problem !== undefined) return Effect.fail(problem)
-  return request.text.pipe(
+/** Reads the raw body text, refusing a body over `limit` bytes (its head was checked at admission: Admission). */
+export const readJsonText = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<string, ApiError> =>
+  request.text.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limit)),
     Effect.mapError((error) =>
       isBodyTooLarge(error)
@@ -66,7 +64,6 @@ export const readJsonText = (request: HttpServerRequest.HttpServerRequest, limit
         : new ApiError({ kind: "invalid_request", message: "request body: could not be read", param: null })
     )
   )
-}
 
 /** A decoder from an unknown body to the schema's type, failing with a 400 that names the field and the rule. */
 export const makeBodyDecoder = <S extends Schema.Codec<any, any, never, never>>(schema: S) => {

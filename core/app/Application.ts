@@ -6,6 +6,7 @@
  */
 import { Duration, type FileSystem, Layer } from "effect"
 import type { HttpClient } from "effect/http"
+import { Admission } from "../api/Admission.ts"
 import type { AppServices } from "../api/HttpApp.ts"
 import { ServerOptions } from "../api/ServerOptions.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
@@ -59,10 +60,11 @@ export const appLayer = (
     search,
     webFetch,
     federation,
-    // Grounded chat searches through the same federation and reads pages through the same webFetch.
-    chatGatewayLayer(chat).pipe(Layer.provide([model, federation, webFetch])),
-    tracing ? tracedApiKeys(ApiKeys.layer(keys)) : ApiKeys.layer(keys),
-    state.rateLimits,
+    // Grounded chat searches through the same federation, reads the local index's pages from the
+    // search backend's stored text and other pages through the same webFetch.
+    chatGatewayLayer(chat).pipe(Layer.provide([model, federation, webFetch, search])),
+    // Every keyed route is admitted through Admission, over these keys and limits.
+    Admission.layer.pipe(Layer.provideMerge(Layer.merge(tracing ? tracedApiKeys(ApiKeys.layer(keys)) : ApiKeys.layer(keys), state.rateLimits))),
     // /metrics, /readyz, access logs and OTLP traces (README: Observability).
     observabilityLayer(settings).pipe(Layer.provide([state.sharedStore, indexStatus])),
     Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) })

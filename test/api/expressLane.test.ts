@@ -8,7 +8,7 @@
  */
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { bearerCredential } from "../../core/api/ExpressLane.ts"
+import { bearerCredential } from "../../core/api/Admission.ts"
 import { ScriptedChat } from "../../core/backends/ScriptedChat.ts"
 import { ImageSearch } from "../../core/search/ImageSearch.ts"
 import { WebSearch } from "../../core/search/WebSearch.ts"

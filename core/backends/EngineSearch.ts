@@ -11,11 +11,13 @@
  */
 import { Context, Effect, Layer, Ref } from "effect"
 import { IndexBuilder } from "../index/IndexBuilder.ts"
+import { pageByUrl } from "../index/PageByUrl.ts"
 import type { ImageHit, SearchIndex } from "../index/SearchIndex.ts"
 import { SnapshotError } from "../index/Snapshot.ts"
 import { decodeSnapshotFast } from "../index/SnapshotLoad.ts"
 import { ImageSearch } from "../search/ImageSearch.ts"
 import { SearchBackendError } from "../search/SearchError.ts"
+import { StoredPages } from "../search/StoredPages.ts"
 import { type ImageResult, type SearchQuery, toWebSearchData } from "../search/SearchResult.ts"
 import { WebSearch } from "../search/WebSearch.ts"
 import { spanned } from "../store/Spans.ts"
@@ -80,8 +82,8 @@ const toImageResult = (hit: ImageHit): ImageResult => ({
   ...(hit.height === undefined ? {} : { height: hit.height })
 })
 
-/** WebSearch and ImageSearch answering from the current index of the SearchEngine. */
-const searchLayer: Layer.Layer<WebSearch | ImageSearch, never, SearchEngine> = Layer.mergeAll(
+/** WebSearch, ImageSearch and StoredPages answering from the current index of the SearchEngine. */
+const searchLayer: Layer.Layer<WebSearch | ImageSearch | StoredPages, never, SearchEngine> = Layer.mergeAll(
   Layer.effect(
     WebSearch,
     Effect.map(onCurrentIndex("WebSearch.search", (index, query) => {
@@ -92,12 +94,23 @@ const searchLayer: Layer.Layer<WebSearch | ImageSearch, never, SearchEngine> = L
   Layer.effect(
     ImageSearch,
     Effect.map(onCurrentIndex("ImageSearch.search", (index, query) => index.searchImages(query.keywords, query.num).map(toImageResult)), (search) => ImageSearch.of({ search }))
+  ),
+  Layer.effect(
+    StoredPages,
+    Effect.map(Effect.service(SearchEngine), (engine) =>
+      StoredPages.of({
+        // A page that cannot be read (a snapshot file gone bad) is one the index does not have.
+        page: (url, maxChars) =>
+          Effect.flatMap(engine.current, (index) => Effect.try({ try: () => pageByUrl(index, url, maxChars), catch: () => undefined })).pipe(
+            Effect.orElseSucceed(() => undefined)
+          )
+      }))
   )
 )
 
 export const EngineSearch = {
-  /** SearchEngine, WebSearch and ImageSearch over `initial`. */
-  layer: (initial: SearchIndex): Layer.Layer<SearchEngine | WebSearch | ImageSearch> =>
+  /** SearchEngine, WebSearch, ImageSearch and StoredPages over `initial`. */
+  layer: (initial: SearchIndex): Layer.Layer<SearchEngine | WebSearch | ImageSearch | StoredPages> =>
     searchLayer.pipe(Layer.provideMerge(SearchEngine.layer(initial))),
 
   /**
@@ -106,10 +119,10 @@ export const EngineSearch = {
    */
   layerFromSnapshot: <E, R>(
     load: Effect.Effect<Uint8Array, E, R>
-  ): Layer.Layer<SearchEngine | WebSearch | ImageSearch, E | SnapshotError, R> =>
+  ): Layer.Layer<SearchEngine | WebSearch | ImageSearch | StoredPages, E | SnapshotError, R> =>
     Layer.unwrap(load.pipe(Effect.flatMap(decode), Effect.map((index) => EngineSearch.layer(index)))),
 
-  /** WebSearch and ImageSearch from a SearchEngine provided elsewhere. */
+  /** WebSearch, ImageSearch and StoredPages from a SearchEngine provided elsewhere. */
   searchLayer,
 
   /** An index with no documents: answers every query with no results (a server before its first snapshot). */

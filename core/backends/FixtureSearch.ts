@@ -5,7 +5,9 @@
  */
 import { Effect, Layer } from "effect"
 import type { IndexDocument } from "../index/Document.ts"
+import { normalizeUrl } from "../index/UrlNormalizer.ts"
 import { ImageSearch } from "../search/ImageSearch.ts"
+import { type StoredPage, StoredPages } from "../search/StoredPages.ts"
 import { type ImageResult, type SearchQuery, toWebSearchData, type WebHit } from "../search/SearchResult.ts"
 import { WebSearch } from "../search/WebSearch.ts"
 
@@ -89,18 +91,25 @@ const makeFixtureSearch = (documents: ReadonlyArray<IndexDocument>) => {
     return out
   }
 
-  return { web, images }
+  const byKey = new Map(documents.map((doc) => [normalizeUrl(doc.url)?.key ?? doc.url, doc]))
+  const page = (url: string, maxChars: number): StoredPage | undefined => {
+    const doc = byKey.get(normalizeUrl(url)?.key ?? url)
+    return doc === undefined ? undefined : { url: doc.url, title: doc.title, text: doc.text.slice(0, Math.max(0, maxChars)), date: doc.date ?? null }
+  }
+
+  return { web, images, page }
 }
 
 export const FixtureSearch = {
   /** The plain functions behind the services (the HTTP bench's bare server calls them directly). */
   make: makeFixtureSearch,
-  /** WebSearch and ImageSearch answered from the given documents. */
-  layer: (documents: ReadonlyArray<IndexDocument>): Layer.Layer<WebSearch | ImageSearch> => {
+  /** WebSearch, ImageSearch and StoredPages answered from the given documents. */
+  layer: (documents: ReadonlyArray<IndexDocument>): Layer.Layer<WebSearch | ImageSearch | StoredPages> => {
     const fixture = FixtureSearch.make(documents)
     return Layer.mergeAll(
       Layer.succeed(WebSearch, WebSearch.of({ search: (q) => Effect.sync(() => fixture.web(q)) })),
-      Layer.succeed(ImageSearch, ImageSearch.of({ search: (q) => Effect.sync(() => fixture.images(q)) }))
+      Layer.succeed(ImageSearch, ImageSearch.of({ search: (q) => Effect.sync(() => fixture.images(q)) })),
+      Layer.succeed(StoredPages, StoredPages.of({ page: (url, maxChars) => Effect.sync(() => fixture.page(url, maxChars)) }))
     )
   }
 } as const

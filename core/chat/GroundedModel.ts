@@ -1,8 +1,8 @@
 /**
  * `periscope-grounded`: a model that needs no upstream. The gateway grounds every request to
  * it (the same path as `web_search_options` and `:online`: FederatedSearch, numbered sources);
- * it quotes the sources it was given, each cited as `[k]`, so its answers carry the same
- * annotations and search_results as any grounded answer. reasoning_content says what was
+ * it quotes whole sentences of the sources it was given (Quote.ts), each cited as `[k]`, so its
+ * answers carry the same annotations and search_results as any grounded answer. reasoning_content says what was
  * searched. It retrieves and quotes, it does not generate. It streams like any model, honours
  * max_tokens (finish_reason length) and n, never calls a tool, and leaves stop sequences to
  * the gateway like every backend.
@@ -13,10 +13,10 @@ import type { ChatModelError } from "./ChatError.ts"
 import type { ChatModel } from "./ChatModel.ts"
 import type { ChatRequest, GroundingSource } from "./ChatRequest.ts"
 import { finishReasonOf } from "./FinishReason.ts"
+import { quoteOf } from "./Quote.ts"
 import type { TokenCount } from "./TokenCount.ts"
 
 export const GROUNDED_MODEL = "periscope-grounded"
-const QUOTE_CHARS = 300
 
 interface Answer {
   readonly content: string
@@ -25,10 +25,10 @@ interface Answer {
   readonly truncated: boolean
 }
 
-const quoteOf = (source: GroundingSource): string => {
-  const text = source.snippet.trim() === "" ? source.text : source.snippet
-  const flat = text.replace(/\s+/g, " ").trim()
-  return flat.length <= QUOTE_CHARS ? flat : `${flat.slice(0, QUOTE_CHARS).replace(/\s\S*$/, "")}...`
+/** A source's line: its title, whole sentences from its text (or else its snippet) when it has any, its marker. */
+const lineOf = (source: GroundingSource, query: string, position: number): string => {
+  const quote = quoteOf(source.text, query, source.title) ?? (source.snippet === source.text ? undefined : quoteOf(source.snippet, query, source.title))
+  return `${position}. ${source.title || source.url}${quote === undefined ? "" : `: "${quote}"`} [${source.number}]`
 }
 
 const compose = (request: ChatRequest): { content: string; reasoning: string } => {
@@ -43,7 +43,7 @@ const compose = (request: ChatRequest): { content: string; reasoning: string } =
       reasoning: `Searched for "${query}": no results. This model retrieves and quotes; it does not generate.`
     }
   }
-  const quotes = sources.map((s, i) => `${i + 1}. ${s.title || s.url}: "${quoteOf(s)}" [${s.number}]`).join("\n\n")
+  const quotes = sources.map((s, i) => lineOf(s, query, i + 1)).join("\n\n")
   return {
     content: `From the sources found for "${query}":\n\n${quotes}`,
     reasoning: `Searched for "${query}": ${sources.length} sources; quoting each. This model retrieves and quotes; it does not generate.`

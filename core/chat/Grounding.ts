@@ -1,7 +1,9 @@
 /**
  * Retrieval for grounded chat: the configured web search (FederatedSearch: the local index
  * fused with the upstream providers) asked once per request, the sources chosen by
- * `selectSources`, and for medium and high context the top pages read through WebFetch.
+ * `selectSources`, and for medium and high context the top pages read whole. A page the
+ * local index holds is read from its stored text (StoredPages); only a page a live provider
+ * listed is fetched through WebFetch, so a server with no provider never leaves the machine.
  * The whole retrieval has one deadline: a page not read by then keeps its snippet, a search
  * not answered by then leaves the model without sources (and says so). It never fails the
  * request: a failed search is reported in the answer's `periscope_grounding`.
@@ -11,8 +13,8 @@
  * Interrupting any of it (the client went away) interrupts the search and the fetches.
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { FederatedSearch } from "../search/FederatedSearch.ts"
-import type { FederatedQuery } from "../search/SearchOptions.ts"
+import { FederatedSearch, LOCAL_SOURCE } from "../search/FederatedSearch.ts"
+import { StoredPages } from "../search/StoredPages.ts"
 import { WebFetch } from "../search/WebFetch.ts"
 import type { GroundingSource, SearchContextSize, WebSearchOptions } from "./ChatRequest.ts"
 import { DEFAULT_FETCH_TOP_PAGES, DEFAULT_MAX_RESULTS, formatSource, selectSources, type SourceHit, type SourceRegistry } from "./GroundingSources.ts"
@@ -69,14 +71,18 @@ export class Grounding extends Context.Service<Grounding, {
   /** The text a web_fetch call returns to the model; the page is numbered in `registry`. */
   webFetch(url: string, registry: SourceRegistry): Effect.Effect<string>
 }>()("periscope/chat/Grounding") {
-  /** Over FederatedSearch; pages are read when a WebFetch service is there, else snippets are given. */
+  /**
+   * Over FederatedSearch. Pages are read from StoredPages (the local index) and fetched through
+   * WebFetch when those services are there; without them the sources are snippets.
+   */
   static readonly layer = (settings: GroundingSettings = defaultGroundingSettings): Layer.Layer<Grounding, never, FederatedSearch> =>
     Layer.effect(
       Grounding,
       Effect.gen(function*() {
         const search = yield* FederatedSearch
         const fetcher = yield* Effect.serviceOption(WebFetch)
-        return makeGrounding(settings, search, Option.getOrUndefined(fetcher))
+        const stored = yield* Effect.serviceOption(StoredPages)
+        return makeGrounding(settings, search, Option.getOrUndefined(fetcher), Option.getOrUndefined(stored))
       })
     )
 }
@@ -86,16 +92,47 @@ const regionOf = (options: WebSearchOptions | undefined): string | undefined => 
   return country !== undefined && /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : undefined
 }
 
+type SearchRequest = Parameters<FederatedSearch["Service"]["web"]>[0]
+
+/** A search hit, and whether a live provider listed it (else only the local index did). */
+interface FoundHit extends SourceHit {
+  readonly live: boolean
+}
+
+/** A page's text for the model. */
+interface PageText {
+  readonly title: string
+  readonly content: string
+  readonly date: string | null
+}
+
 const makeGrounding = (
   settings: GroundingSettings,
   search: FederatedSearch["Service"],
-  fetcher: WebFetch["Service"] | undefined
+  fetcher: WebFetch["Service"] | undefined,
+  stored: StoredPages["Service"] | undefined
 ): Grounding["Service"] => {
-  const searchHits = (query: FederatedQuery) =>
-    Effect.map(search.web(query), (answer): ReadonlyArray<SourceHit> => answer.data.organic)
+  /** The hits in rank order; the answer's provenance (explain) says which sources listed each. */
+  const searchHits = (query: SearchRequest) =>
+    Effect.map(search.web({ ...query, explain: true }), (answer): ReadonlyArray<FoundHit> => {
+      const results = answer.extra !== null && "results" in answer.extra ? answer.extra.results : []
+      return answer.data.organic.map((hit, i) => ({
+        title: hit.title,
+        link: hit.link,
+        snippet: hit.snippet,
+        date: hit.date,
+        live: results[i]?.sources.some((s) => s.source !== LOCAL_SOURCE) ?? false
+      }))
+    })
 
-  /** A page's text for the model, or undefined when it could not be read in time. */
-  const readPage = (url: string, timeoutMs: number) =>
+  /** The local index's copy of a page, or undefined when it has none. */
+  const storedPage = (url: string): Effect.Effect<PageText | undefined> =>
+    stored === undefined
+      ? Effect.succeed(undefined)
+      : Effect.map(stored.page(url, settings.pageChars), (page) => page === undefined ? undefined : { title: page.title, content: page.text, date: page.date })
+
+  /** A page fetched from the web, or undefined when it could not be read in time. */
+  const fetchPage = (url: string, timeoutMs: number): Effect.Effect<PageText | undefined> =>
     fetcher === undefined || timeoutMs <= 0
       ? Effect.succeed(undefined)
       : fetcher.fetch({ url, format: "markdown", maxChars: settings.pageChars }).pipe(
@@ -103,6 +140,10 @@ const makeGrounding = (
         Effect.map(Option.getOrUndefined),
         Effect.catch(() => Effect.succeed(undefined))
       )
+
+  /** A hit's page: from the local index when it holds it; fetched only when a live provider listed it. */
+  const readPage = (hit: FoundHit, timeoutMs: number): Effect.Effect<PageText | undefined> =>
+    Effect.flatMap(storedPage(hit.link), (page) => page !== undefined || !hit.live ? Effect.succeed(page) : fetchPage(hit.link, timeoutMs))
 
   const retrieve = Effect.fn("Grounding.retrieve")(function*(
     query: string,
@@ -123,13 +164,13 @@ const makeGrounding = (
     if (chosen.length === 0) return { query, size, status: "no_results", pagesRead: 0 }
     const left = settings.deadlineMs - ((yield* Clock.currentTimeMillis) - started)
     const reads = Math.min(settings.fetchTopPages[size], chosen.length)
-    const texts = yield* Effect.forEach(chosen.slice(0, reads), (hit) => readPage(hit.link, left), { concurrency: "unbounded" })
+    const texts = yield* Effect.forEach(chosen.slice(0, reads), (hit) => readPage(hit, left), { concurrency: "unbounded" })
     let pagesRead = 0
     chosen.forEach((hit, i) => {
       const page = texts[i]
       if (page !== undefined && page.content.trim() !== "") pagesRead++
       registry.add(
-        { ...hit, title: hit.title || (page?.title ?? ""), date: hit.date ?? page?.date ?? null },
+        { title: hit.title || (page?.title ?? ""), link: hit.link, snippet: hit.snippet, date: hit.date ?? page?.date ?? null },
         page !== undefined && page.content.trim() !== "" ? page.content : undefined
       )
     })
@@ -148,6 +189,11 @@ const makeGrounding = (
   })
 
   const webFetch = Effect.fn("Grounding.webFetch")(function*(url: string, registry: SourceRegistry): Effect.fn.Return<string> {
+    const local = yield* storedPage(url)
+    if (local !== undefined) {
+      const source = registry.add({ title: local.title, link: url, snippet: local.content.slice(0, 300), date: local.date }, local.content)
+      return `Page read from the local index; cite it as [${source.number}]:\n\n${formatSource(source)}`
+    }
     if (fetcher === undefined) return "web_fetch is not available on this server."
     const page = yield* fetcher.fetch({ url, format: "markdown", maxChars: settings.pageChars }).pipe(
       Effect.timeoutOption(settings.deadlineMs),

@@ -1,5 +1,5 @@
 /**
- * The config file's search section: the README's example decodes and builds; bad values
+ * The config file's search section: the examples of docs/providers.md decode and build; bad values
  * name their path; a key variable that is not set stops the start naming the setting.
  */
 import { readFileSync } from "node:fs"
@@ -15,16 +15,15 @@ import { FederatedSearch } from "../../core/search/FederatedSearch.ts"
 import { decoderFor } from "../../core/schema/Decode.ts"
 
 const decode = decoderFor(ConfigFile, "file")
-const readme = readFileSync(resolve(import.meta.dirname, "../../README.md"), "utf8")
+const providersDoc = readFileSync(resolve(import.meta.dirname, "../../docs/providers.md"), "utf8")
 
-/** Every ```json block of the README's Live web search section that has a search section. */
+/** Every ```json block of docs/providers.md that has a search section. */
 const readmeConfigs = (): Array<unknown> => {
-  const section = readme.slice(readme.indexOf("## Live web search"), readme.indexOf("## Search index"))
-  return [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!)).filter((c) => c.search !== undefined)
+  return [...providersDoc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!)).filter((c) => c.search !== undefined)
 }
 
 const env = ConfigProvider.fromUnknown({
-  BRAVE_API_KEY: "b", SERPER_API_KEY: "s", TAVILY_API_KEY: "t", EXA_API_KEY: "e", PEER_PERISCOPE_KEY: "p", PEER_KEY: "p", SEED_KEY: "x"
+  BRAVE_API_KEY: "b", SERPER_API_KEY: "s", TAVILY_API_KEY: "t", EXA_API_KEY: "e", PEER_PERISCOPE_KEY: "p", PEER_KEY: "p", HOSTED_KEY: "x"
 })
 
 const build = (search: unknown, provider = env) =>
@@ -38,7 +37,7 @@ const build = (search: unknown, provider = env) =>
   )
 
 describe("search section of the config file", () => {
-  it("every README example decodes and builds its providers", async () => {
+  it("every example of docs/providers.md decodes and builds its providers", async () => {
     const configs = readmeConfigs()
     expect(configs.length).toBeGreaterThanOrEqual(7)
     for (const config of configs) {

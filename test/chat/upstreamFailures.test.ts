@@ -8,7 +8,8 @@
 import { Duration, Effect, Pull, Random, Schedule, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import { OpenAiUpstream } from "../../core/backends/openai/OpenAiUpstream.ts"
-import { MAX_BACKOFF_MS, MAX_RETRY_AFTER_MS, retryAfterMs, retrySchedule } from "../../core/backends/openai/RetryPolicy.ts"
+import { MAX_BACKOFF_MS, MAX_RETRY_AFTER_MS, retrySchedule } from "../../core/backends/openai/RetryPolicy.ts"
+import { rateLimitResetMs, retryAfterMs } from "../../core/backends/RetryAfter.ts"
 import type { ChatChunk } from "../../core/chat/ChatCompletion.ts"
 import type { ChatRequest } from "../../core/chat/ChatRequest.ts"
 import { UpstreamClient, UpstreamError, type UpstreamTarget } from "../../core/chat/Upstream.ts"
@@ -272,12 +273,29 @@ describe("retry policy", () => {
     expect(waits([error({ status: 429, retryAfterSeconds: 20 })])).toEqual([undefined])
   })
 
-  it("reads retry-after-ms, seconds and HTTP dates", () => {
+  it("reads retry-after-ms, then Retry-After as RFC 9110 has it: delay-seconds or an HTTP-date in its three formats", () => {
     const now = Date.parse("2026-01-01T00:00:00Z")
     expect(retryAfterMs({ "retry-after-ms": "250" }, now)).toBe(250)
+    expect(retryAfterMs({ "retry-after-ms": "250", "retry-after": "3" }, now)).toBe(250)
     expect(retryAfterMs({ "retry-after": "3" }, now)).toBe(3_000)
+    expect(retryAfterMs({ "retry-after": " 120 " }, now)).toBe(120_000)
     expect(retryAfterMs({ "retry-after": "Thu, 01 Jan 2026 00:00:05 GMT" }, now)).toBe(5_000)
-    expect(retryAfterMs({ "retry-after": "soon" }, now)).toBeUndefined()
+    expect(retryAfterMs({ "retry-after": "Thursday, 01-Jan-26 00:00:07 GMT" }, now)).toBe(7_000)
+    // asctime carries no zone and is UTC all the same, whatever the process's time zone.
+    expect(retryAfterMs({ "retry-after": "Thu Jan  1 00:00:09 2026" }, now)).toBe(9_000)
+    expect(retryAfterMs({ "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" }, now)).toBe(0)
+    for (const unreadable of ["soon", "Tomorrow 5", "1 2", "-3", "1.5", "2026-01-01T00:00:05Z", ""]) {
+      expect(retryAfterMs({ "retry-after": unreadable }, now), unreadable).toBeUndefined()
+    }
+    expect(retryAfterMs({ "retry-after-ms": "later" }, now)).toBeUndefined()
     expect(retryAfterMs({}, now)).toBeUndefined()
+  })
+
+  it("reads the reset of the exhausted rate-limit window, one value per window (Brave's lists)", () => {
+    expect(rateLimitResetMs({ "x-ratelimit-remaining": "0, 1988", "x-ratelimit-reset": "1, 1419704" })).toBe(1_000)
+    expect(rateLimitResetMs({ "x-ratelimit-remaining": "0, 0", "x-ratelimit-reset": "1, 1419704" })).toBe(1_419_704_000)
+    expect(rateLimitResetMs({ "x-ratelimit-reset": "30, 5" })).toBe(5_000)
+    expect(rateLimitResetMs({ "x-ratelimit-remaining": "3", "x-ratelimit-reset": "30" })).toBeUndefined()
+    expect(rateLimitResetMs({})).toBeUndefined()
   })
 })

@@ -16,20 +16,6 @@ export const MAX_RETRY_AFTER_MS = 60_000
 export const MAX_BACKOFF_MS = 30_000
 
 /**
- * Retry-After in milliseconds: `retry-after-ms` (OpenAI, Azure) or
- * `retry-after` as seconds or an HTTP date. Undefined when absent or unreadable.
- */
-export const retryAfterMs = (headers: Readonly<Record<string, string | undefined>>, nowMs: number): number | undefined => {
-  const ms = headers["retry-after-ms"]
-  if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Number(ms)
-  const value = headers["retry-after"]?.trim()
-  if (value === undefined || value === "") return undefined
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs)
-}
-
-/**
  * The retries of one request whose deadline is `deadlineMs` (clock time):
  * baseDelayMs·2^retry capped, each wait scaled by a random 0.8-1.2 so that
  * many clients do not retry in step, or the upstream's Retry-After instead.

@@ -2,15 +2,16 @@
  * What every upstream search provider client shares: sending a request over Effect's
  * HttpClient (aborted when the fiber is interrupted), and reading the answer into JSON or
  * a ProviderError whose reason the federation acts on: 429 and quota answers are
- * rate_limited (with Retry-After or the provider's reset header), 403 and CAPTCHA pages
- * blocked, 401 unauthorized, 5xx and transport failures unavailable. Messages carry the
- * provider's explanation, never its key.
+ * rate_limited (with the wait RetryAfter reads from Retry-After or the provider's reset
+ * header), 403 and CAPTCHA pages blocked, 401 unauthorized, 5xx and transport failures
+ * unavailable. Messages carry the provider's explanation, never its key.
  */
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { publishedDate } from "../../search/PublishedDate.ts"
 import { ProviderError } from "../../search/SearchProvider.ts"
 import type { WebHit } from "../../search/SearchResult.ts"
+import { rateLimitResetMs, retryAfterMs } from "../RetryAfter.ts"
 
 /** What a provider needs to be reached: its configured name, base URL and key. */
 export interface ProviderConfig {
@@ -25,32 +26,6 @@ const MAX_MESSAGE = 300
 
 /** The base URL without trailing slashes, joined to `path`. */
 export const endpoint = (baseUrl: string, path: string): string => `${baseUrl.replace(/\/+$/, "")}${path}`
-
-/**
- * Retry-After (seconds or an HTTP date) in milliseconds; else the reset of an exhausted
- * X-RateLimit window (Brave sends comma lists, one value per window: "1, 1419704").
- */
-export const retryAfterMs = (headers: Readonly<Record<string, string | undefined>>, nowMs: number): number | undefined => {
-  const value = headers["retry-after"]?.trim()
-  if (value !== undefined && value !== "") {
-    if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000
-    const date = Date.parse(value)
-    if (!Number.isNaN(date)) return Math.max(0, date - nowMs)
-  }
-  const reset = headers["x-ratelimit-reset"]
-  if (reset === undefined) return undefined
-  const resets = reset.split(",").map((s) => Number(s.trim()))
-  const remaining = (headers["x-ratelimit-remaining"] ?? "").split(",").map((s) => Number(s.trim()))
-  let wait: number | undefined
-  for (let i = 0; i < resets.length; i++) {
-    const r = resets[i]!
-    if (!Number.isFinite(r) || r < 0) continue
-    // The window that ran out decides; without remaining counts, the shortest reset.
-    if (remaining.length === resets.length && remaining[i] !== 0) continue
-    wait = wait === undefined ? r : remaining.length === resets.length ? Math.max(wait, r) : Math.min(wait, r)
-  }
-  return wait === undefined ? undefined : wait * 1000
-}
 
 const INVALID_KEY = /SUBSCRIPTION_TOKEN_INVALID|invalid api key|"unauthorized\.?"|INVALID_API_KEY/i
 const CAPTCHA = /captcha|are you a robot|unusual traffic|cf-challenge|challenge-platform/i
@@ -135,7 +110,7 @@ export const makeProviderHttp = (config: ProviderConfig) =>
           return fail("blocked", `the provider answered ${status} with a CAPTCHA page`, { status, captcha: true })
         }
         if (status === 429 || status === 432 || status === 433) {
-          const retryAfter = retryAfterMs(response.headers, now)
+          const retryAfter = retryAfterMs(response.headers, now) ?? rateLimitResetMs(response.headers)
           return fail("rate_limited", `the provider answered ${status}${said}`, retryAfter === undefined ? { status } : { status, retryAfterMs: retryAfter })
         }
         // Brave refuses a bad token with 422 SUBSCRIPTION_TOKEN_INVALID, Serper with 403 "Unauthorized".

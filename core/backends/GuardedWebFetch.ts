@@ -11,7 +11,7 @@ import { formatBytes } from "../ingest/DocumentSource.ts"
 import { mediaKindOf, readablePage, type ReadableFormat } from "../ingest/ReadablePage.ts"
 import { type FetchedPage, type FetchRequest, WebFetch, WebFetchError } from "../search/WebFetch.ts"
 import { type CachedPage, PageCache } from "../store/PageCache.ts"
-import { pageIndexer } from "./PageIndexer.ts"
+import { type IndexPage, pageIndexer } from "./PageIndexer.ts"
 
 export const MAX_REDIRECTS = 5
 
@@ -33,9 +33,6 @@ export interface FetchSettings {
 }
 
 const ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,application/json;q=0.8,*/*;q=0.5"
-
-/** Called once per fetched page that should go into the local index (see addToIndex). */
-export type IndexPage = (page: CachedPage) => Effect.Effect<void>
 
 /** The request's URL, if it is an absolute http(s) URL; the fragment goes (it is never sent). */
 export const fetchableUrl = (input: string): URL | WebFetchError => {

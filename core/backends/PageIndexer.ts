@@ -17,7 +17,9 @@ import type { SearchIndex } from "../index/SearchIndex.ts"
 import type { CachedPage } from "../store/PageCache.ts"
 import { ResultCache } from "../store/ResultCache.ts"
 import { SearchEngine } from "./EngineSearch.ts"
-import type { IndexPage } from "./GuardedWebFetch.ts"
+
+/** Called once per fetched page that should go into the local index (webFetch's addToIndex). */
+export type IndexPage = (page: CachedPage) => Effect.Effect<void>
 
 /** `index` with `pages` added (same URL: the page replaces the indexed one), and how many went in. */
 export const withPages = (index: SearchIndex, pages: ReadonlyArray<CachedPage>): { readonly index: SearchIndex; readonly added: number } => {

@@ -67,6 +67,23 @@ describe("import direction", () => {
     expect(wrong).toEqual([])
   })
 
+  it("has no circle of files: a module never needs, through others, the module that needs it", () => {
+    const next = new Map<string, Array<string>>()
+    for (const { file, target } of edges()) next.set(file, [...(next.get(file) ?? []), target])
+    const circles: Array<string> = []
+    const state = new Map<string, "open" | "done">()
+    const visit = (file: string, path: Array<string>): void => {
+      state.set(file, "open")
+      for (const target of next.get(file) ?? []) {
+        if (state.get(target) === "open") circles.push([...path.slice(path.indexOf(target)), target].join(" -> "))
+        else if (state.get(target) === undefined) visit(target, [...path, target])
+      }
+      state.set(file, "done")
+    }
+    for (const file of next.keys()) if (state.get(file) === undefined) visit(file, [file])
+    expect(circles).toEqual([])
+  })
+
   it("sees the imports it judges (the graph is not empty)", () => {
     const all = edges()
     expect(all.length).toBeGreaterThan(100)

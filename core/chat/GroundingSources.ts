@@ -2,9 +2,11 @@
  * The sources a grounded answer may cite: chosen from search hits (one per page, in rank
  * order), numbered once per request (the same URL keeps its number, also when a tool call
  * finds it again), and shown to the model in one system message in OpenRouter's style.
+ * One page is one source by UrlNormalizer's page key, the rule fusion uses too.
  * `selectSources` is the one source-selection rule: grounding and the relevance bench
  * (test/bench/relevance.ts, "retrieval for grounding") both call it.
  */
+import { pageKey } from "../index/UrlNormalizer.ts"
 import type { GroundingSource, SearchContextSize, WebSearchOptions } from "./ChatRequest.ts"
 
 /** Results given to the model per search_context_size (OpenRouter gives 5 by default). */
@@ -17,18 +19,6 @@ export interface SourceHit {
   readonly link: string
   readonly snippet: string
   readonly date: string | null
-}
-
-/** One page counts once however the engines spelt its address. */
-export const pageKey = (url: string): string => {
-  try {
-    const u = new URL(url)
-    const host = u.hostname.toLowerCase().replace(/^www\./, "")
-    const path = u.pathname.replace(/\/+$/, "")
-    return `${host}${u.port === "" ? "" : `:${u.port}`}${path}${u.search}`
-  } catch {
-    return url.trim()
-  }
 }
 
 /** The first `count` distinct pages of a ranked list; hits without an address are skipped. */

@@ -78,6 +78,16 @@ describe("fusion of the local engine and providers", () => {
     expect(extra.results).toHaveLength(5)
   })
 
+  it("a page several providers list links the cleanest URL any of them gave", async () => {
+    // Brave answers first in the fusion's order and gives the page with a tracking parameter; Serper gives it clean.
+    const answer = await runIn(layerOf(settingsOf(["brave", "serper"])), (f) => f.web(q({ sources: ["brave", "serper"], explain: true })))
+    const shared = answer.data.organic.filter((r) => r.title === "Shared page")
+    expect(shared.map((r) => r.link)).toEqual(["https://shared.example/page"])
+    expect(shared[0]!.snippet).toBe("the longest snippet of the shared page, from brave, with more words")
+    const position = shared[0]!.position
+    expect((answer.extra as ExplainExtra).results[position - 1]!.sources).toEqual([{ source: "brave", rank: 2 }, { source: "serper", rank: 2 }])
+  })
+
   it("no option sent: no extra, and the local engine alone answers exactly as before", async () => {
     const withProviders = await runIn(layerOf(settingsOf(["brave"])), (f) => f.web(q()))
     expect(withProviders.extra).toBeNull()

@@ -1,26 +1,39 @@
 /** Weighted RRF and the URL-normalised merge on known lists. */
 import { describe, expect, it } from "vitest"
-import { betterTitle, fuseImages, fuseWeb, fusionKey } from "../../core/search/Fusion.ts"
+import { cleanerUrl, pageKey } from "../../core/index/UrlNormalizer.ts"
+import { betterTitle, fuseImages, fuseWeb } from "../../core/search/Fusion.ts"
 import type { WebHit } from "../../core/search/SearchResult.ts"
 
 const hit = (link: string, title = link, snippet = "", date: string | null = null): WebHit => ({ title, link, snippet, date })
 
-describe("fusionKey", () => {
+describe("pageKey", () => {
   it("ignores scheme, host case, www., default port, fragment, tracking parameters, query order and a trailing slash", () => {
-    const key = fusionKey("http://example.com/path?a=1&b=2")
+    const key = pageKey("http://example.com/path?a=1&b=2")
     for (const variant of [
       "https://WWW.Example.com:443/path/?b=2&a=1&utm_source=news#section",
       "https://example.com/path?b=2&gclid=x&a=1&fbclid=y",
       "http://www.example.com:80/path?a=1&b=2#top"
-    ]) expect(fusionKey(variant), variant).toBe(key)
+    ]) expect(pageKey(variant), variant).toBe(key)
   })
 
   it("keeps what makes another page: path case, other ports, other values", () => {
-    const key = fusionKey("https://example.com/path?a=1")
-    expect(fusionKey("https://example.com/Path?a=1")).not.toBe(key)
-    expect(fusionKey("https://example.com:8080/path?a=1")).not.toBe(key)
-    expect(fusionKey("https://example.com/path?a=2")).not.toBe(key)
-    expect(fusionKey("not a url")).toBe("not a url")
+    const key = pageKey("https://example.com/path?a=1")
+    expect(pageKey("https://example.com/Path?a=1")).not.toBe(key)
+    expect(pageKey("https://example.com:8080/path?a=1")).not.toBe(key)
+    expect(pageKey("https://example.com/path?a=2")).not.toBe(key)
+    expect(pageKey("not a url")).toBe("not a url")
+    expect(pageKey("https://example.com/path?a=1&spm=x")).toBe(key)
+  })
+})
+
+describe("cleanerUrl", () => {
+  it("https over http, then fewer tracking parameters, else the first", () => {
+    expect(cleanerUrl("http://example.com/a", "https://example.com/a?utm_source=x")).toBe("https://example.com/a?utm_source=x")
+    expect(cleanerUrl("https://example.com/a?utm_source=brave", "https://example.com/a")).toBe("https://example.com/a")
+    expect(cleanerUrl("https://example.com/a?id=2&gclid=1&fbclid=2", "https://www.example.com/a/?gclid=1&id=2")).toBe("https://www.example.com/a/?gclid=1&id=2")
+    expect(cleanerUrl("https://example.com/a", "https://www.example.com/a/")).toBe("https://example.com/a")
+    // A query-looking fragment is no query.
+    expect(cleanerUrl("https://example.com/a#x?utm_source=y", "https://example.com/a?utm_source=y")).toBe("https://example.com/a#x?utm_source=y")
   })
 })
 
@@ -66,6 +79,15 @@ describe("fuseWeb", () => {
       date: "2025-03-01T10:00:00Z"
     })
     expect(merged.sources).toEqual([{ source: "brave", rank: 1 }, { source: "serper", rank: 2 }, { source: "local", rank: 1 }])
+  })
+
+  it("links the cleanest URL any source gave, whichever source came first", () => {
+    const fused = fuseWeb([
+      { source: "brave", weight: 1, hits: [hit("https://www.example.com/page/?utm_source=brave&id=7")] },
+      { source: "serper", weight: 1, hits: [hit("http://example.com/page?id=7")] },
+      { source: "tavily", weight: 1, hits: [hit("https://example.com/page?id=7")] }
+    ], 10)
+    expect(fused.map((f) => f.hit.link)).toEqual(["https://example.com/page?id=7"])
   })
 
   it("a source listing one page twice counts it once, at its better rank", () => {

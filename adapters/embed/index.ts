@@ -13,7 +13,7 @@ import { chatRequestOf, completeChat, decodeChatRequest, streamChat } from "../.
 import { decodeSearchRequest } from "../../core/api/SearchHandlers.ts"
 import { fromFederationError, internalError } from "../../core/api/DomainErrors.ts"
 import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
-import type { SearchRequest as SearchQuery, SearchRequest as SearchRequestSchema } from "../../core/api/SearchWire.ts"
+import type { SearchBody } from "../../core/api/SearchWire.ts"
 import { FederatedSearch } from "../../core/search/FederatedSearch.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { setupKeys } from "../../core/app/KeySetup.ts"
@@ -34,6 +34,7 @@ import type { ChatCompletionRequest as ChatCompletionRequestSchema } from "../..
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
 import { ImageSearch } from "../../core/search/ImageSearch.ts"
+import type { SearchQuery } from "../../core/search/SearchQuery.ts"
 import type { ImageResult, WebSearchData } from "../../core/search/SearchResult.ts"
 import { WebSearch } from "../../core/search/WebSearch.ts"
 
@@ -91,7 +92,7 @@ export class PeriscopeError extends Error {
 }
 
 /** A search request as the endpoint takes it: `keywords`, optional `num` and options. */
-export type SearchRequest = typeof SearchRequestSchema.Encoded
+export type SearchRequest = typeof SearchBody.Encoded
 /** @deprecated the same as {@link SearchRequest} */
 export type SearchInput = SearchRequest
 /** A chat request as `POST /v1/chat/completions` takes it (OpenAI's body: model, messages, tools, ...). */

@@ -13,7 +13,7 @@ import { Authorization } from "./Authorization.ts"
 import { fetchErrorSchemas, FetchRequestBody, WebFetchResponse } from "./FetchWire.ts"
 import { finishDocument } from "./OpenApiDocument.ts"
 import { CHAT_BODY_LIMIT, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
-import { ImageSearchResponse, SearchRequest, WebSearchResponse } from "./SearchWire.ts"
+import { ImageSearchResponse, SearchBody, WebSearchResponse } from "./SearchWire.ts"
 
 // Every status each endpoint can answer with (ApiError.statusOf, FetchWire's RENDERING); what each
 // means is in OpenApiDocument. 503 is also the Node server's answer to every request while it drains.
@@ -35,12 +35,12 @@ const searchNoBody = KeyedRoute.of({ family: "search", bodyLimit: undefined })
 export class SearchGroup extends HttpApiGroup.make("search")
   .add(
     HttpApiEndpoint.post("webSearch", "/api/search/webSearch", {
-      payload: SearchRequest,
+      payload: SearchBody,
       success: WebSearchResponse,
       error: searchErrors
     }).annotate(KeyedRoute, searchBody).annotateMerge(OpenApi.annotations({ summary: "Web search: keywords in, ranked pages out" })),
     HttpApiEndpoint.post("imageSearch", "/api/search/imageSearch", {
-      payload: SearchRequest,
+      payload: SearchBody,
       success: ImageSearchResponse,
       error: searchErrors
     }).annotate(KeyedRoute, searchBody).annotateMerge(OpenApi.annotations({ summary: "Image search: keywords in, images out" })),

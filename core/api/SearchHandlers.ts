@@ -11,6 +11,7 @@ import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { FederatedSearch, type SourceSelectionError } from "../search/FederatedSearch.ts"
 import type { SearchBackendError } from "../search/SearchError.ts"
+import type { SearchQuery } from "../search/SearchQuery.ts"
 import { WebFetch } from "../search/WebFetch.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { type Answer, errorAnswer, jsonAnswer, toHttpResponse } from "./Answer.ts"
@@ -19,9 +20,9 @@ import { fromFederationError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { fetchErrorResponse, FetchRequestBody } from "./FetchWire.ts"
 import { decodeJsonBody, makeBodyDecoder, parseBody, readJsonText, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
-import { SearchRequest, successEnvelope, successEnvelopeWith, toSearchQuery } from "./SearchWire.ts"
+import { SearchBody, successEnvelope, successEnvelopeWith, toSearchQuery } from "./SearchWire.ts"
 
-const decodeSearchBody = makeBodyDecoder(SearchRequest)
+const decodeSearchBody = makeBodyDecoder(SearchBody)
 /** A search body decoded into the search the backends run. */
 export const decodeSearchRequest = (input: unknown) => Result.map(decodeSearchBody(input), toSearchQuery)
 const decodeFetchRequest = makeBodyDecoder(FetchRequestBody)
@@ -34,7 +35,7 @@ const renderSuccess = <A>(answer: { readonly data: A; readonly extra: unknown })
  * steps around one step for the search's outcome: an Effect step costs up to a microsecond of a
  * request under load (test/bench/httpAB.ts).
  */
-const answerWith = <A>(run: (query: SearchRequest) => Effect.Effect<{ readonly data: A; readonly extra: unknown }, SearchBackendError | SourceSelectionError>) =>
+const answerWith = <A>(run: (query: SearchQuery) => Effect.Effect<{ readonly data: A; readonly extra: unknown }, SearchBackendError | SourceSelectionError>) =>
   (text: string): Effect.Effect<Answer> =>
     Effect.suspend(() => {
       const query = parseBody(text, decodeSearchRequest)

@@ -1,9 +1,9 @@
 /**
- * Wire schemas of the two search endpoints: the request body (spec 2.1 with
- * our rules) and the success envelope (spec 2.2) around the domain data.
+ * Wire schemas of the two search endpoints: the request body (SearchBody, decoded into the
+ * domain's SearchQuery) and the success envelope around the domain data.
  */
 import { Schema } from "effect"
-import { SearchOptionFields } from "../search/SearchOptions.ts"
+import { SearchOptionFields, type SearchQuery } from "../search/SearchQuery.ts"
 import { ImageResult, WebSearchData } from "../search/SearchResult.ts"
 import { ruledNumber } from "../schema/Rules.ts"
 
@@ -28,22 +28,24 @@ const Keywords = Schema.String.annotate({ message: keywordsRule, description: `S
 
 export const DEFAULT_NUM = 10
 
-/** The search request as sent (its schema: what the document shows and the decoder checks). */
-export const SearchRequest = Schema.Struct({
+/**
+ * The body of webSearch and imageSearch as sent: what the document shows and the decoder checks.
+ * Its document name stays "SearchRequest", the name clients generated from the document use.
+ */
+export const SearchBody = Schema.Struct({
   keywords: Keywords,
   num: Schema.optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_NUM}`, { integer: true, min: 1, max: MAX_NUM }).annotate({ default: DEFAULT_NUM })),
   /** Optional: freshness, language, region, safeSearch, sources, explain (live web search). */
   ...SearchOptionFields
 }).annotate({ identifier: "SearchRequest", message: "must be a JSON object with keywords and optional num" })
 
-/** A search as the backends run it: keywords trimmed, `num` defaulted. */
-export type SearchRequest = Omit<typeof SearchRequest.Type, "num"> & { readonly num: number }
+export type SearchBody = typeof SearchBody.Type
 
-/** The decoded request as a search: keywords trimmed, `num` 10 when left out. */
-export const toSearchQuery = (request: typeof SearchRequest.Type): SearchRequest => ({
-  ...request,
-  keywords: request.keywords.trim(),
-  num: request.num ?? DEFAULT_NUM
+/** The decoded body as the search it asks for: keywords trimmed, `num` 10 when left out. */
+export const toSearchQuery = (body: SearchBody): SearchQuery => ({
+  ...body,
+  keywords: body.keywords.trim(),
+  num: body.num ?? DEFAULT_NUM
 })
 
 const envelope = <S extends Schema.Top>(identifier: string, data: S) =>

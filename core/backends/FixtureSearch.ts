@@ -8,7 +8,8 @@ import type { IndexDocument } from "../index/Document.ts"
 import { normalizeUrl } from "../index/UrlNormalizer.ts"
 import { ImageSearch } from "../search/ImageSearch.ts"
 import { type StoredPage, StoredPages } from "../search/StoredPages.ts"
-import { type ImageResult, type SearchQuery, toWebSearchData, type WebHit } from "../search/SearchResult.ts"
+import type { SearchQuery } from "../search/SearchQuery.ts"
+import { type ImageResult, toWebSearchData, type WebHit } from "../search/SearchResult.ts"
 import { WebSearch } from "../search/WebSearch.ts"
 
 const SNIPPET_LENGTH = 200

@@ -21,7 +21,7 @@ import { ImageSearch } from "./ImageSearch.ts"
 import type { ExplainExtra, Provenance, ResultReport, SearchExtra, SourceReport, UnappliedReport } from "./Provenance.ts"
 import { freshnessBounds, withinBounds } from "./PublishedDate.ts"
 import { SearchBackendError } from "./SearchError.ts"
-import { type FederatedQuery, optionsKey, type ProviderOption } from "./SearchOptions.ts"
+import { optionsKey, PROVIDER_OPTIONS, type SearchQuery } from "./SearchQuery.ts"
 import { type ProviderAnswer, ProviderError, type SearchProvider, type UnappliedOption } from "./SearchProvider.ts"
 import type { ImageResult, WebHit, WebSearchData } from "./SearchResult.ts"
 import { WebSearch } from "./WebSearch.ts"
@@ -82,8 +82,8 @@ export interface FederatedAnswer<A> {
 }
 
 export class FederatedSearch extends Context.Service<FederatedSearch, {
-  web(query: FederatedQuery): Effect.Effect<FederatedAnswer<WebSearchData>, SearchBackendError | SourceSelectionError>
-  images(query: FederatedQuery): Effect.Effect<FederatedAnswer<ReadonlyArray<ImageResult>>, SearchBackendError | SourceSelectionError>
+  web(query: SearchQuery): Effect.Effect<FederatedAnswer<WebSearchData>, SearchBackendError | SourceSelectionError>
+  images(query: SearchQuery): Effect.Effect<FederatedAnswer<ReadonlyArray<ImageResult>>, SearchBackendError | SourceSelectionError>
   /** The names `sources` accepts: local first, then the providers in config order. */
   readonly sourceNames: ReadonlyArray<string>
 }>()("periscope/search/FederatedSearch") {
@@ -97,13 +97,11 @@ export class FederatedSearch extends Context.Service<FederatedSearch, {
 
 // ---------------------------------------------------------------------------------------------
 
-const ALL_OPTIONS: ReadonlyArray<ProviderOption> = ["freshness", "language", "region", "safeSearch"]
-
 /** The local engine as a source: it applies no option itself; freshness is filtered by date. */
 const localProvider = (web: WebSearch["Service"], images: ImageSearch["Service"]): SearchProvider => {
-  const unapplied = (query: FederatedQuery): Array<UnappliedOption> => {
+  const unapplied = (query: SearchQuery): Array<UnappliedOption> => {
     const out: Array<UnappliedOption> = []
-    for (const option of ALL_OPTIONS) {
+    for (const option of PROVIDER_OPTIONS) {
       if (query[option] === undefined) continue
       out.push(option === "freshness"
         ? { option, handling: "filtered", detail: "filtered our side by publish date; undated pages left out" }
@@ -174,7 +172,7 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
     const sourceNames = sources.map((s) => s.provider.name)
     const suspensions = new Map<string, Suspension>()
 
-    const select = (query: FederatedQuery, kind: "web" | "images"): Effect.Effect<Array<Source>, SourceSelectionError> => {
+    const select = (query: SearchQuery, kind: "web" | "images"): Effect.Effect<Array<Source>, SourceSelectionError> => {
       if (query.sources === undefined) return Effect.succeed(kind === "web" ? sources : sources.filter((s) => s.provider.images))
       const chosen: Array<Source> = []
       for (let i = 0; i < query.sources.length; i++) {
@@ -209,8 +207,8 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
     /** `start`: when the request began; a source's `ms` is how long the request waited for it. */
     const ask = <H>(
       source: Source,
-      query: FederatedQuery,
-      call: (provider: SearchProvider, query: FederatedQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>,
+      query: SearchQuery,
+      call: (provider: SearchProvider, query: SearchQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>,
       start: bigint
     ): Effect.Effect<Outcome<H>> =>
       Effect.gen(function*() {
@@ -277,8 +275,8 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
      */
     const gather = <H>(
       chosen: ReadonlyArray<Source>,
-      query: FederatedQuery,
-      call: (provider: SearchProvider, query: FederatedQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>
+      query: SearchQuery,
+      call: (provider: SearchProvider, query: SearchQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>
     ) =>
       Effect.flatMap(Clock.currentTimeNanos, (start) => {
         const order = chosen.map((_, i) => i).sort((a, b) => Number(chosen[a]!.provider === local) - Number(chosen[b]!.provider === local))
@@ -310,8 +308,8 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
 
     const compute = <H, A>(
       chosen: ReadonlyArray<Source>,
-      query: FederatedQuery,
-      call: (provider: SearchProvider, query: FederatedQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>,
+      query: SearchQuery,
+      call: (provider: SearchProvider, query: SearchQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>,
       fuse: (lists: ReadonlyArray<RankedList<H>>, limit: number) => Array<Fused<H>>,
       toData: (fused: ReadonlyArray<Fused<H>>, outcomes: ReadonlyArray<Outcome<H>>) => A
     ): Effect.Effect<Computed<A>, SearchBackendError> =>
@@ -328,22 +326,22 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
         }
       })
 
-    const ttlOf = (query: FederatedQuery) => (exit: Exit.Exit<Computed<unknown>, unknown>): number => {
+    const ttlOf = (query: SearchQuery) => (exit: Exit.Exit<Computed<unknown>, unknown>): number => {
       if (!Exit.isSuccess(exit)) return 0
       const f = query.freshness
       const ttl = settings.cacheTtlMs[f === undefined ? "none" : typeof f === "string" ? f : "range"]
       return exit.value.partial ? Math.min(ttl, settings.partialTtlMs) : ttl
     }
 
-    const extraOf = (query: FederatedQuery, provenance: Provenance, cacheState: ExplainExtra["cache"], ms: number): SearchExtra => {
+    const extraOf = (query: SearchQuery, provenance: Provenance, cacheState: ExplainExtra["cache"], ms: number): SearchExtra => {
       if (query.explain === true) return { cache: cacheState, ms, ...provenance }
       return provenance.unapplied.length > 0 ? { unapplied: provenance.unapplied } : null
     }
 
     const run = <H, A>(
       kind: "web" | "images",
-      query: FederatedQuery,
-      call: (provider: SearchProvider, query: FederatedQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>,
+      query: SearchQuery,
+      call: (provider: SearchProvider, query: SearchQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>,
       fuse: (lists: ReadonlyArray<RankedList<H>>, limit: number) => Array<Fused<H>>,
       toData: (fused: ReadonlyArray<Fused<H>>, outcomes: ReadonlyArray<Outcome<H>>) => A
     ): Effect.Effect<FederatedAnswer<A>, SearchBackendError | SourceSelectionError> =>
@@ -365,10 +363,10 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
       query: keywords
     })
 
-    const webCall = (provider: SearchProvider, query: FederatedQuery) => provider.web(freshnessOverfetch(query, provider))
-    const imageCall = (provider: SearchProvider, query: FederatedQuery) => provider.image(query)
+    const webCall = (provider: SearchProvider, query: SearchQuery) => provider.web(freshnessOverfetch(query, provider))
+    const imageCall = (provider: SearchProvider, query: SearchQuery) => provider.image(query)
 
-    const webSearch = (query: FederatedQuery) => {
+    const webSearch = (query: SearchQuery) => {
       // The local engine alone without options: its answer exactly as before federation.
       if (query.sources !== undefined || query.freshness !== undefined || sources.length > 1) {
         return run("web", query, webCall, fuseWeb, webData(query.keywords))
@@ -379,7 +377,7 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
       return Effect.map(web.search(query), (data): FederatedAnswer<WebSearchData> => ({ data, extra: null }))
     }
 
-    const imageSearch = (query: FederatedQuery) => {
+    const imageSearch = (query: SearchQuery) => {
       if (sources.length === 1 && query.sources === undefined && query.explain !== true && query.freshness === undefined &&
         query.language === undefined && query.region === undefined && query.safeSearch === undefined) {
         return Effect.map(images.search(query), (data): FederatedAnswer<ReadonlyArray<ImageResult>> => ({ data, extra: null }))
@@ -391,11 +389,11 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
   })
 
 /** With freshness filtered our side, the local engine is asked for more so the filter leaves enough. */
-const freshnessOverfetch = (query: FederatedQuery, provider: SearchProvider): FederatedQuery =>
+const freshnessOverfetch = (query: SearchQuery, provider: SearchProvider): SearchQuery =>
   query.freshness !== undefined && provider.kind === "local" ? { ...query, num: Math.min(100, query.num * 3) } : query
 
 /** Drops dated-outside and undated hits when the source said it could not apply freshness itself. */
-const filterByFreshness = <H>(answer: ProviderAnswer<H>, query: FederatedQuery, nowMs: number): ReadonlyArray<H> => {
+const filterByFreshness = <H>(answer: ProviderAnswer<H>, query: SearchQuery, nowMs: number): ReadonlyArray<H> => {
   if (query.freshness === undefined || !answer.unapplied.some((u) => u.option === "freshness" && u.handling === "filtered")) {
     return answer.hits
   }

@@ -5,7 +5,7 @@
  * the provider for a while, the others only fail this one request.
  */
 import { type Effect, Schema } from "effect"
-import type { FederatedQuery, ProviderOption } from "./SearchOptions.ts"
+import type { ProviderOption, SearchQuery } from "./SearchQuery.ts"
 import type { ImageResult, WebHit } from "./SearchResult.ts"
 
 export const PROVIDER_KINDS = ["searxng", "brave", "serper", "tavily", "exa", "iflow"] as const
@@ -59,6 +59,6 @@ export interface SearchProvider {
   readonly kind: ProviderKind | "local"
   /** Whether the provider has an image search at all. */
   readonly images: boolean
-  web(query: FederatedQuery): Effect.Effect<ProviderAnswer<WebHit>, ProviderError>
-  image(query: FederatedQuery): Effect.Effect<ProviderAnswer<ImageResult>, ProviderError>
+  web(query: SearchQuery): Effect.Effect<ProviderAnswer<WebHit>, ProviderError>
+  image(query: SearchQuery): Effect.Effect<ProviderAnswer<ImageResult>, ProviderError>
 }

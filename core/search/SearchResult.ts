@@ -35,12 +35,6 @@ export const ImageResult = Schema.Struct({
 })
 export type ImageResult = typeof ImageResult.Type
 
-/** A validated search request: trimmed keywords and a result count in 1..100. */
-export interface SearchQuery {
-  readonly keywords: string
-  readonly num: number
-}
-
 /** A ranked hit as a backend produces it, before positions are assigned. */
 export interface WebHit {
   readonly title: string

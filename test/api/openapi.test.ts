@@ -389,7 +389,7 @@ const ENDPOINTS = (): ReadonlyArray<Endpoint> => {
       elements: { keywords: () => "a", sources: () => "local" },
       special: {
         "keywords:pattern": [{ keywords: " web " }, { keywords: "   " }],
-        // Rules of core/search/SearchOptions.ts, probed once the document states them as patterns.
+        // Rules of core/search/SearchQuery.ts, probed once the document states them as patterns.
         "language:pattern": [{ keywords: "web", language: "en" }, { keywords: "web", language: "english" }],
         "region:pattern": [{ keywords: "web", region: "US" }, { keywords: "web", region: "USA" }],
         "sources[]:pattern": [{ keywords: "web", sources: ["local"] }, { keywords: "web", sources: ["bad name"] }],

@@ -12,7 +12,7 @@ import { federatedLayer, type ProviderSettings } from "../../core/backends/searc
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { defaultFederationSettings, FederatedSearch, type FederationSettings } from "../../core/search/FederatedSearch.ts"
 import type { ExplainExtra } from "../../core/search/Provenance.ts"
-import type { FederatedQuery } from "../../core/search/SearchOptions.ts"
+import type { SearchQuery } from "../../core/search/SearchQuery.ts"
 import { ResultCache } from "../../core/store/ResultCache.ts"
 import { type StandIn, type StandInKind, startStandIn } from "../support/searchProviders.ts"
 
@@ -54,7 +54,7 @@ const layerOf = (
     Layer.provide(Layer.mergeAll(FixtureSearch.layer(docs), cache, FetchHttpClient.layer))
   )
 
-const q = (extra: Partial<FederatedQuery> = {}): FederatedQuery => ({ keywords: "effect typescript", num: 10, ...extra })
+const q = (extra: Partial<SearchQuery> = {}): SearchQuery => ({ keywords: "effect typescript", num: 10, ...extra })
 
 const runIn = <A, E>(layer: Layer.Layer<FederatedSearch>, body: (f: FederatedSearch["Service"]) => Effect.Effect<A, E>) =>
   Effect.runPromise(Effect.flatMap(Effect.service(FederatedSearch), body).pipe(Effect.provide(layer)))

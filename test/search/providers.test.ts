@@ -8,7 +8,7 @@ import { FetchHttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeProvider, type ProviderSettings } from "../../core/backends/search/SearchProviders.ts"
-import type { FederatedQuery } from "../../core/search/SearchOptions.ts"
+import type { SearchQuery } from "../../core/search/SearchQuery.ts"
 import type { ProviderError, SearchProvider } from "../../core/search/SearchProvider.ts"
 import { type StandIn, type StandInKind, type StandInPage, startStandIn } from "../support/searchProviders.ts"
 
@@ -53,7 +53,7 @@ const standIns = new Map<StandInKind, StandIn>()
 const providerOf = (kind: StandInKind, extra: Partial<ProviderSettings> = {}): Effect.Effect<SearchProvider, never, import("effect/http").HttpClient.HttpClient> =>
   makeProvider({ name: `my-${kind}`, kind, baseUrl: standIns.get(kind)!.url, apiKey: Redacted.make(KEY), weight: 1, timeoutMs: 2000, ...extra })
 
-const query = (extra: Partial<FederatedQuery> = {}): FederatedQuery => ({ keywords: "effect typescript", num: 10, ...extra })
+const query = (extra: Partial<SearchQuery> = {}): SearchQuery => ({ keywords: "effect typescript", num: 10, ...extra })
 
 beforeAll(async () => {
   for (const kind of kinds) standIns.set(kind, await startStandIn(kind, pages, images))

@@ -1,17 +1,17 @@
 /**
- * The search request is decoded by code Effect's schema JIT compiler generates (as the chat
+ * The search body is decoded by code Effect's schema JIT compiler generates (as the chat
  * request is: test/chat/requestDecoding.test.ts). Random bodies, valid and invalid, go through
  * the compiled and the interpreted decoder and must get the same answers; toSearchQuery then
  * trims the keywords and defaults `num`.
  */
 import { describe, expect, it } from "vitest"
-import { SearchRequest, toSearchQuery } from "../../core/api/SearchWire.ts"
+import { SearchBody, toSearchQuery } from "../../core/api/SearchWire.ts"
 import { decoderFor } from "../../core/schema/Decode.ts"
 import { seeded } from "../index/support.ts"
 import { expectSameAnswers, randomBody } from "../support/decoderEquivalence.ts"
 
-const compiled = decoderFor(SearchRequest, "request body", { compiled: true })
-const interpreted = decoderFor(SearchRequest, "request body")
+const compiled = decoderFor(SearchBody, "request body", { compiled: true })
+const interpreted = decoderFor(SearchBody, "request body")
 
 const random = seeded(31)
 const pick = <A>(values: ReadonlyArray<A>): A => values[Math.floor(random() * values.length)]!
@@ -30,7 +30,7 @@ const fields: Record<string, () => unknown> = {
 
 const body = () => randomBody(random, { keywords: "effect schema" }, fields)
 
-describe("the compiled search request decoder", () => {
+describe("the compiled search body decoder", () => {
   it("answers as the interpreter does on 3,000 random bodies, valid and invalid", () => {
     expectSameAnswers(compiled, interpreted, body, 3000)
   })

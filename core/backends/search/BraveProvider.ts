@@ -7,7 +7,7 @@
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { publishedDate } from "../../search/PublishedDate.ts"
-import type { FederatedQuery, ProviderOption } from "../../search/SearchOptions.ts"
+import type { ProviderOption, SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { ImageResult, WebHit } from "../../search/SearchResult.ts"
 import { arr, endpoint, field, makeProviderHttp, type ProviderConfig, str } from "./ProviderHttp.ts"
@@ -15,7 +15,7 @@ import { forImages, plainText, unappliedOptions } from "./ProviderOptions.ts"
 
 const FRESHNESS = { day: "pd", week: "pw", month: "pm", year: "py" } as const
 
-const params = (query: FederatedQuery, images: boolean) => {
+const params = (query: SearchQuery, images: boolean) => {
   const p: Record<string, string> = { q: query.keywords, count: String(Math.min(query.num, images ? 200 : 20)) }
   const applied = new Set<ProviderOption>()
   if (query.freshness !== undefined && !images) {

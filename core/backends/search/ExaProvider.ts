@@ -7,7 +7,7 @@
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { freshnessBounds, publishedDate } from "../../search/PublishedDate.ts"
-import type { FederatedQuery, ProviderOption } from "../../search/SearchOptions.ts"
+import type { ProviderOption, SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { WebHit } from "../../search/SearchResult.ts"
 import { arr, endpoint, field, makeProviderHttp, type ProviderConfig, str } from "./ProviderHttp.ts"
@@ -15,7 +15,7 @@ import { unappliedOptions } from "./ProviderOptions.ts"
 
 const SNIPPET_CHARS = 300
 
-const body = (query: FederatedQuery, nowMs: number) => {
+const body = (query: SearchQuery, nowMs: number) => {
   const b: Record<string, unknown> = {
     query: query.keywords,
     numResults: Math.min(query.num, 100),

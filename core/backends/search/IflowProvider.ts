@@ -7,7 +7,7 @@
  */
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import { type FederatedQuery, type ProviderOption, PROVIDER_OPTIONS } from "../../search/SearchOptions.ts"
+import { type ProviderOption, PROVIDER_OPTIONS, type SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { ImageResult } from "../../search/SearchResult.ts"
 import { endpoint, field, makeProviderHttp, organicHits, type ProviderConfig, str } from "./ProviderHttp.ts"
@@ -27,7 +27,7 @@ export const make = (config: IflowConfig) =>
   Effect.map(makeProviderHttp(config), (http): SearchProvider => {
     const forward = config.forwardOptions !== false
     const maxNum = config.maxNum ?? 100
-    const post = (path: string, query: FederatedQuery) => {
+    const post = (path: string, query: SearchQuery) => {
       const b: Record<string, unknown> = { keywords: query.keywords, num: Math.min(query.num, maxNum) }
       if (forward) {
         for (const option of PROVIDER_OPTIONS) if (query[option] !== undefined) b[option] = query[option]
@@ -45,7 +45,7 @@ export const make = (config: IflowConfig) =>
         return Effect.succeed(field(answer, "data"))
       })
     }
-    const unapplied = (query: FederatedQuery) => unappliedOptions(query, forward ? ALL : NONE, {
+    const unapplied = (query: SearchQuery) => unappliedOptions(query, forward ? ALL : NONE, {
       language: "the provider is not a Periscope (forwardOptions: false) and has no language option",
       region: "the provider is not a Periscope (forwardOptions: false) and has no region option",
       safeSearch: "the provider is not a Periscope (forwardOptions: false) and has no safe-search option"

@@ -17,8 +17,8 @@ import { Effect, Layer } from "effect"
 import type { HttpClient } from "effect/http"
 import { ImageSearch } from "../../search/ImageSearch.ts"
 import { SearchBackendError } from "../../search/SearchError.ts"
-import type { FederatedQuery } from "../../search/SearchOptions.ts"
-import { type ImageResult, type SearchQuery, toWebSearchData, type WebHit } from "../../search/SearchResult.ts"
+import type { SearchQuery } from "../../search/SearchQuery.ts"
+import { type ImageResult, toWebSearchData, type WebHit } from "../../search/SearchResult.ts"
 import { WebSearch } from "../../search/WebSearch.ts"
 import { type OpenSearchConnection, type OpenSearchError, openSearchRequest } from "./OpenSearchConnection.ts"
 
@@ -31,7 +31,7 @@ const FRESHNESS_MATH = { day: "now-1d", week: "now-7d", month: "now-1M", year: "
 
 /** The `range` filter of a query's freshness, or undefined when it has none. */
 export const freshnessFilter = (query: SearchQuery): object | undefined => {
-  const freshness = (query as FederatedQuery).freshness
+  const freshness = query.freshness
   if (freshness === undefined) return undefined
   if (typeof freshness === "string") return { range: { date: { gte: FRESHNESS_MATH[freshness] } } }
   return { range: { date: { gte: freshness.from, lte: freshness.to, format: "yyyy-MM-dd" } } }

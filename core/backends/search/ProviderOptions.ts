@@ -3,22 +3,20 @@
  * filtered our side by publish date; anything else is reported as ignored, never dropped
  * silently.
  */
-import type { FederatedQuery, ProviderOption } from "../../search/SearchOptions.ts"
+import { PROVIDER_OPTIONS, type ProviderOption, type SearchQuery } from "../../search/SearchQuery.ts"
 import type { UnappliedOption } from "../../search/SearchProvider.ts"
-
-const OPTIONS: ReadonlyArray<ProviderOption> = ["freshness", "language", "region", "safeSearch"]
 
 /**
  * Notes for every option the query sets that is not in `applied`; `why` explains each
  * ignored one (e.g. "Tavily has no language parameter").
  */
 export const unappliedOptions = (
-  query: FederatedQuery,
+  query: SearchQuery,
   applied: ReadonlySet<ProviderOption>,
   why: Partial<Record<ProviderOption, string>> = {}
 ): Array<UnappliedOption> => {
   const out: Array<UnappliedOption> = []
-  for (const option of OPTIONS) {
+  for (const option of PROVIDER_OPTIONS) {
     if (query[option] === undefined || applied.has(option)) continue
     out.push(option === "freshness"
       ? { option, handling: "filtered", detail: why.freshness ?? "filtered our side by publish date; undated results left out" }

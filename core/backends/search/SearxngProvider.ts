@@ -5,7 +5,7 @@
  */
 import { Clock, Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
-import type { FederatedQuery, ProviderOption } from "../../search/SearchOptions.ts"
+import type { ProviderOption, SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { ImageResult, WebHit } from "../../search/SearchResult.ts"
 import { publishedDate } from "../../search/PublishedDate.ts"
@@ -14,7 +14,7 @@ import { arr, endpoint, field, makeProviderHttp, type ProviderConfig, str } from
 
 const SAFE = { off: "0", moderate: "1", strict: "2" } as const
 
-const params = (query: FederatedQuery, category: "general" | "images") => {
+const params = (query: SearchQuery, category: "general" | "images") => {
   const p: Record<string, string> = { q: query.keywords, format: "json", pageno: "1", categories: category }
   const applied = new Set<ProviderOption>()
   if (typeof query.freshness === "string") {
@@ -44,7 +44,7 @@ const absolute = (url: string) => (url.startsWith("//") ? `https:${url}` : url)
 
 export const make = (config: ProviderConfig) =>
   Effect.map(makeProviderHttp(config), (http): SearchProvider => {
-    const search = (query: FederatedQuery, category: "general" | "images") => {
+    const search = (query: SearchQuery, category: "general" | "images") => {
       const { params: p, unapplied } = params(query, category)
       const request = HttpClientRequest.get(endpoint(config.baseUrl, "/search")).pipe(HttpClientRequest.setUrlParams(p))
       return Effect.map(http.json(request), (body) => ({ body, unapplied }))

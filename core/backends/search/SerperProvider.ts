@@ -5,7 +5,7 @@
  */
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
-import type { FederatedQuery, ProviderOption } from "../../search/SearchOptions.ts"
+import type { ProviderOption, SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { ImageResult } from "../../search/SearchResult.ts"
 import { endpoint, field, makeProviderHttp, organicHits, type ProviderConfig, str } from "./ProviderHttp.ts"
@@ -13,7 +13,7 @@ import { forImages, unappliedOptions, usDate } from "./ProviderOptions.ts"
 
 const QDR = { day: "qdr:d", week: "qdr:w", month: "qdr:m", year: "qdr:y" } as const
 
-const body = (query: FederatedQuery) => {
+const body = (query: SearchQuery) => {
   const b: Record<string, unknown> = { q: query.keywords, num: Math.min(query.num, 100) }
   const applied = new Set<ProviderOption>()
   if (query.freshness !== undefined) {

@@ -8,13 +8,13 @@
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
 import { publishedDate } from "../../search/PublishedDate.ts"
-import type { FederatedQuery, ProviderOption } from "../../search/SearchOptions.ts"
+import type { ProviderOption, SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { WebHit } from "../../search/SearchResult.ts"
 import { endpoint, field, makeProviderHttp, type ProviderConfig, str } from "./ProviderHttp.ts"
 import { unappliedOptions } from "./ProviderOptions.ts"
 
-const body = (query: FederatedQuery) => {
+const body = (query: SearchQuery) => {
   const b: Record<string, unknown> = { query: query.keywords, max_results: Math.min(query.num, 20), topic: "general" }
   const applied = new Set<ProviderOption>()
   if (query.freshness !== undefined) {

@@ -1,11 +1,12 @@
 /**
- * The optional request fields agents use on top of the seed's {keywords, num}:
- * freshness, language, region, safeSearch, sources and explain. All optional, so
- * a request without them decodes, is answered and is encoded exactly as before.
+ * A search as every backend, provider and the federation run it: trimmed keywords, a result
+ * count, and the options agents use on top of them (freshness, language, region, safeSearch,
+ * sources, explain). The options are all optional, so a search without them is answered
+ * exactly as a plain {keywords, num} one. Their rules are here, as schema fields the wire
+ * body (core/api/SearchWire.ts) is made of.
  */
 import { Schema } from "effect"
 import { ruledPattern, ruledString } from "../schema/Rules.ts"
-import type { SearchQuery } from "./SearchResult.ts"
 
 const { optionalKey } = Schema
 
@@ -40,7 +41,7 @@ const regionRule = "must be a country code of 2 letters (ISO 3166-1 alpha-2), e.
 const sourceRule = "must be a source name: letters, digits, _ or -, at most 32 characters"
 const sourcesRule = `must be an array of 1 to ${MAX_SOURCES} source names`
 
-/** Request fields beyond the seed's; all optional. */
+/** The options' fields, all optional: the wire body spreads them beside keywords and num. */
 export const SearchOptionFields = {
   freshness: optionalKey(Freshness),
   language: optionalKey(ruledString(languageRule).check(ruledPattern(/^[A-Za-z]{2,3}$/, languageRule))),
@@ -60,20 +61,18 @@ export const SearchOptionFields = {
 export const SearchOptions = Schema.Struct(SearchOptionFields)
 export type SearchOptions = typeof SearchOptions.Type
 
-/** A search request with its options: what the federation answers. */
-export interface FederatedQuery extends SearchQuery, SearchOptions {}
+/** One search: keywords trimmed (non-empty), `num` in 1..100, and its options. */
+export interface SearchQuery extends SearchOptions {
+  readonly keywords: string
+  readonly num: number
+}
 
 /** The options a provider is asked to apply (explain and sources concern us, not it). */
 export type ProviderOption = "freshness" | "language" | "region" | "safeSearch"
 export const PROVIDER_OPTIONS: ReadonlyArray<ProviderOption> = ["freshness", "language", "region", "safeSearch"]
 
-/** True when the query carries no option at all: the seed's request. */
-export const hasNoOptions = (query: FederatedQuery): boolean =>
-  query.freshness === undefined && query.language === undefined && query.region === undefined &&
-  query.safeSearch === undefined && query.sources === undefined && query.explain === undefined
-
 /** The options that matter to an answer, in a fixed order: part of the cache key. */
-export const optionsKey = (query: FederatedQuery): string => {
+export const optionsKey = (query: SearchQuery): string => {
   const f = query.freshness
   const freshness = f === undefined ? "" : typeof f === "string" ? f : `${f.from}..${f.to}`
   const sources = query.sources === undefined ? "" : [...new Set(query.sources)].sort().join(",")

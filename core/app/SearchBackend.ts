@@ -11,7 +11,7 @@ import { EngineSearch, SearchEngine } from "../backends/EngineSearch.ts"
 import { FixtureSearch } from "../backends/FixtureSearch.ts"
 import { OpenSearchSearch } from "../backends/search/OpenSearchSearch.ts"
 import { sampleDocuments } from "../backends/SampleDocuments.ts"
-import { DEFAULT_BASE_URLS, federatedLayer, type ProviderSettings } from "../backends/search/SearchProviders.ts"
+import { federatedLayer, type ProviderSettings, SearchProviders } from "../backends/search/SearchProviders.ts"
 import type { SearchConfig } from "../config/ConfigFile.ts"
 import type { OpenSearchConfig } from "../config/OpenSearchConfig.ts"
 import { describeReadError, readSettingFile, SettingsError } from "../config/Settings.ts"
@@ -249,7 +249,8 @@ export const federationLayer = (
       const apiKey = variable === undefined ? undefined : yield* Config.Redacted(variable).pipe(
         Effect.mapError(() => new SettingsError({ setting: `search.providers[${i}].apiKeyEnv`, message: `names ${variable}, which is not set` }))
       )
-      const baseUrl = p.baseUrl ?? DEFAULT_BASE_URLS[p.kind]!
+      // The config refuses a kind without a default base URL when it gives none.
+      const baseUrl = p.baseUrl ?? SearchProviders[p.kind].defaultBaseUrl ?? ""
       providers.push({ name: p.name, kind: p.kind, baseUrl, apiKey, weight: p.weight ?? 1, timeoutMs: p.timeoutMs ?? PROVIDER_TIMEOUT_MS, forwardOptions: p.forwardOptions })
     }
     const ttl = search?.cache?.ttlSeconds

@@ -4,8 +4,8 @@
  * Every setting is listed in the README's configuration table.
  */
 import { Schema } from "effect"
+import { PROVIDER_KINDS, SearchProviders } from "../backends/search/SearchProviders.ts"
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
-import { PROVIDER_KINDS } from "../search/SearchProvider.ts"
 import { ChatConfig } from "./ChatConfig.ts"
 import { FetchConfig } from "./FetchConfig.ts"
 import { ObservabilityConfig } from "./ObservabilityConfig.ts"
@@ -59,7 +59,7 @@ export const SearchConfig = Schema.Struct({
         const p = providers[i]!
         if (seen.has(p.name)) return { path: [i, "name"], issue: p.name === "local" ? "is the local index's name" : `duplicates the provider name ${JSON.stringify(p.name)}` }
         seen.add(p.name)
-        if (p.baseUrl === undefined && (p.kind === "searxng" || p.kind === "iflow")) return { path: [i, "baseUrl"], issue: `is required for kind ${p.kind}` }
+        if (p.baseUrl === undefined && SearchProviders[p.kind].defaultBaseUrl === undefined) return { path: [i, "baseUrl"], issue: `is required for kind ${p.kind}` }
       }
       return undefined
     })

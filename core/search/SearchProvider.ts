@@ -8,9 +8,6 @@ import { type Effect, Schema } from "effect"
 import type { ProviderOption, SearchQuery } from "./SearchQuery.ts"
 import type { ImageResult, WebHit } from "./SearchResult.ts"
 
-export const PROVIDER_KINDS = ["searxng", "brave", "serper", "tavily", "exa", "iflow"] as const
-export type ProviderKind = typeof PROVIDER_KINDS[number]
-
 export const PROVIDER_ERROR_REASONS = [
   "rate_limited",
   "blocked",
@@ -56,7 +53,8 @@ export interface ProviderAnswer<A> {
 export interface SearchProvider {
   /** The configured name (unique; used in `sources`, logs and `extra`). */
   readonly name: string
-  readonly kind: ProviderKind | "local"
+  /** What kind of engine it is: a kind of core/backends/search/SearchProviders.ts, or "local". */
+  readonly kind: string
   /** Whether the provider has an image search at all. */
   readonly images: boolean
   web(query: SearchQuery): Effect.Effect<ProviderAnswer<WebHit>, ProviderError>

@@ -56,6 +56,7 @@ describe("search section of the config file", () => {
       [{ providers: [{ name: "a", kind: "brave" }, { name: "a", kind: "exa" }] }, /^search\.providers\[1\]\.name: duplicates the provider name "a"/],
       [{ providers: [{ name: "local", kind: "brave" }] }, /^search\.providers\[0\]\.name: is the local index's name/],
       [{ providers: [{ name: "s", kind: "searxng" }] }, /^search\.providers\[0\]\.baseUrl: is required for kind searxng/],
+      [{ providers: [{ name: "p", kind: "iflow" }] }, /^search\.providers\[0\]\.baseUrl: is required for kind iflow/],
       [{ providers: [{ name: "b", kind: "brave", baseUrl: "ftp://x" }] }, /^search\.providers\[0\]\.baseUrl: must be an http\(s\) URL/],
       [{ providers: [{ name: "b", kind: "brave", apiKeyEnv: "not a var" }] }, /^search\.providers\[0\]\.apiKeyEnv: must be an environment variable name/],
       [{ providers: [{ name: "b", kind: "brave", weight: -1 }] }, /^search\.providers\[0\]\.weight: must be a number from 0 to 100/],

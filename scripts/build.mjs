@@ -1,7 +1,7 @@
 // `npm run build` (and `prepack`): the package's JavaScript and .d.ts in dist/, compiled by
 // TypeScript from the same .ts files that Node, Deno and vitest run as they are (tsconfig.build.json:
-// core, adapters/node, adapters/embed; imports rewritten from .ts to .js). The bin keeps its shebang
-// and is made executable.
+// core, adapters/node, adapters/embed; imports rewritten from .ts to .js). The bin (bin.js, which
+// checks the Node version before it loads cli.js) keeps its shebang and is made executable.
 import { spawnSync } from "node:child_process"
 import { chmodSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -20,5 +20,5 @@ if (compiled.status !== 0) {
   process.stderr.write("build: tsc failed; nothing to pack\n")
   process.exit(compiled.status ?? 1)
 }
-chmodSync(join(dist, "adapters", "node", "cli.js"), 0o755)
+chmodSync(join(dist, "adapters", "node", "bin.js"), 0o755)
 process.stderr.write(`build: ${dist} ready\n`)

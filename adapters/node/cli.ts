@@ -1,10 +1,10 @@
-#!/usr/bin/env node
 /**
  * The `periscope` command line: `serve` (the server), `index <sources...>`
  * (builds or updates the search snapshot the server serves, by default
  * <PERISCOPE_DATA_DIR>/index.snapshot, with a live progress bar and a summary
  * at the end; `npm run index -- <sources...>` runs the same), `keys
- * create|list|revoke` and `reload`. Installed as the package's bin, compiled.
+ * create|list|revoke` and `reload`. The package's bin (bin.ts) loads it once the Node version is
+ * known to be new enough.
  */
 import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"

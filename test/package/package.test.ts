@@ -5,7 +5,7 @@
  * standard NodeNext config, and its bin run through npx (version, index, keys,
  * serve, reload).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -14,6 +14,15 @@ import { type ConsumerProject, env, makeConsumerProject, packTarball, root } fro
 import { freePort } from "../support/servers.ts"
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version
+
+/** The system's Node when it is older than the package needs (Debian's Node 20, say). */
+const olderNode = (() => {
+  const binary = "/usr/bin/node"
+  if (!existsSync(binary)) return undefined
+  const version = spawnSync(binary, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim()
+  const [major = 0, minor = 0] = version.split(".").map(Number)
+  return major < 22 || (major === 22 && minor < 19) ? { binary, version } : undefined
+})()
 const deno = join(root, "node_modules/.bin/deno")
 
 let packDir: string
@@ -61,7 +70,7 @@ describe("the packed tarball", () => {
     const other = files.filter((f) => !/^package\/(dist\/.*\.(js|d\.ts)|LICENSE|README\.md|package\.json)$/.test(f))
     expect(other).toEqual([])
     expect(files.filter((f) => f.includes(".test.") || f.startsWith("package/test/"))).toEqual([])
-    const bin = listing.find((line) => line.endsWith("package/dist/adapters/node/cli.js"))!
+    const bin = listing.find((line) => line.endsWith("package/dist/adapters/node/bin.js"))!
     expect(bin.startsWith("-rwx")).toBe(true)
     const pkg = JSON.parse(readFileSync(join(project.dir, "node_modules/periscope-search/package.json"), "utf8")) as Record<string, unknown>
     expect(pkg.private).toBeUndefined()
@@ -150,13 +159,33 @@ describe("the bin from npx", () => {
     // As a global install links it: the bin through a symlink elsewhere, run from an unrelated directory.
     const globalBin = mkdtempSync(join(tmpdir(), "periscope-global-bin-"))
     try {
-      symlinkSync(join(project.dir, "node_modules/periscope-search/dist/adapters/node/cli.js"), join(globalBin, "periscope"))
+      symlinkSync(join(project.dir, "node_modules/periscope-search/dist/adapters/node/bin.js"), join(globalBin, "periscope"))
       const out = execFileSync(join(globalBin, "periscope"), ["--version"], { cwd: tmpdir(), env, encoding: "utf8" })
       expect(out.trim()).toBe(`periscope v${version}`)
     } finally {
       rmSync(globalBin, { recursive: true, force: true })
     }
   }, 60_000)
+
+  it.skipIf(olderNode === undefined)(`on an older Node says in one sentence which Node it needs${olderNode === undefined ? " (skipped: no Node older than 22.19 at /usr/bin/node)" : ""}`, () => {
+    // The installed bin as a shell runs it: its `#!/usr/bin/env node` finds the older Node first on PATH.
+    const bin = join(project.dir, "node_modules/.bin/periscope")
+    for (const args of [["--version"], ["serve"]]) {
+      const result = spawnSync(bin, args, {
+        cwd: project.dir,
+        encoding: "utf8",
+        env: { ...env, PATH: `${olderNode!.binary.replace(/\/node$/, "")}:/bin`, PERISCOPE_DATA_DIR: join(project.dir, "data") }
+      })
+      expect(result.status).toBe(1)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toBe(
+        `periscope: Periscope needs Node 22.19 or newer and this is Node ${olderNode!.version}: ` +
+          "install Node 24 from https://nodejs.org/ (or with nvm: nvm install 24) and run it again.\n"
+      )
+    }
+    // The Node it names is the one the package declares.
+    expect(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).engines.node).toBe(">=22.19")
+  })
 
   it("indexes a folder of HTML, makes a key, serves the index with it and reloads it", async () => {
     write("site/otters.html", "<!doctype html><html><head><title>Sea otters</title></head><body><h1>Sea otters</h1>" +

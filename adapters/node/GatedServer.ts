@@ -10,7 +10,7 @@
  * (adapters/node/laneServe.ts) and everything else by Effect's server.
  */
 import { type IncomingMessage, Server, type ServerResponse } from "node:http"
-import { ApiError, familyOfPath, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
+import { ApiError, errorBody, familyOfPath } from "../../core/api/ApiError.ts"
 import type { ExpressLane } from "../../core/api/ExpressLane.ts"
 import { serveInLane } from "./laneServe.ts"
 
@@ -24,8 +24,7 @@ const shuttingDown = new ApiError({
 const refuse = (req: IncomingMessage, res: ServerResponse) => {
   const url = req.url ?? "/"
   const q = url.indexOf("?")
-  const family = familyOfPath(q === -1 ? url : url.slice(0, q))
-  const body = JSON.stringify(family === "chat" ? toChatErrorBody(shuttingDown) : toSearchErrorBody(shuttingDown))
+  const body = JSON.stringify(errorBody(familyOfPath(q === -1 ? url : url.slice(0, q)), shuttingDown))
   // The request body is not read: close the connection after the answer so it cannot be misread as the next request.
   res.writeHead(503, { "content-type": "application/json", "connection": "close", "retry-after": "1", "content-length": Buffer.byteLength(body) })
   res.end(body)

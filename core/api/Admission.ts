@@ -33,6 +33,8 @@ export interface AdmissionRequest {
   readonly credential?: string | undefined
   /** The route's body limit in bytes; undefined for a route without a body. */
   readonly bodyLimit?: number | undefined
+  /** False: the key's rate limit is charged later, per unit of work (MCP charges each tool call: `charge`). Default true. */
+  readonly charge?: boolean | undefined
 }
 
 /**
@@ -43,11 +45,18 @@ export interface AdmissionRequest {
 export class KeyedRoute extends Context.Service<KeyedRoute, {
   readonly family: WireFamily
   readonly bodyLimit: number | undefined
+  /** False when the route charges the key's limit per unit of work itself (MCP: per tool call). */
+  readonly chargePerRequest?: boolean | undefined
 }>()("periscope/api/KeyedRoute") {}
+
+/** The principal a keyed route was admitted as, for the handlers that need it (MCP keys its cancellations by it). */
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("periscope/api/CurrentPrincipal") {}
 
 export class Admission extends Context.Service<Admission, {
   /** The authenticated principal, or the refusal (401, 429, 503, 413, 415) as an ApiError. */
   admit(request: AdmissionRequest): Effect.Effect<Principal, ApiError>
+  /** One unit of work against an admitted principal's rate limit (429 or 503 when refused). */
+  charge(principal: Principal): Effect.Effect<void, ApiError>
 }>()("periscope/api/Admission") {
   static readonly layer = Layer.effect(
     Admission,
@@ -56,8 +65,9 @@ export class Admission extends Context.Service<Admission, {
       const limits = yield* RateLimits
       const admit = (request: AdmissionRequest): Effect.Effect<Principal, ApiError> => {
         const credential = bearerCredential(request.headers["authorization"]) ?? request.credential ?? ""
+        const authenticated = keys.authenticate(credential)
         const admitted = Effect.mapError(
-          Effect.flatMap(keys.authenticate(credential), (principal) => Effect.as(limits.check(principal), principal)),
+          request.charge === false ? authenticated : Effect.flatMap(authenticated, (principal) => Effect.as(limits.check(principal), principal)),
           fromAuthError
         )
         const limit = request.bodyLimit
@@ -67,7 +77,8 @@ export class Admission extends Context.Service<Admission, {
           return problem === undefined ? Effect.succeed(principal) : Effect.fail(problem)
         })
       }
-      return Admission.of({ admit })
+      const charge = (principal: Principal) => Effect.mapError(limits.check(principal), fromAuthError)
+      return Admission.of({ admit, charge })
     })
   )
 }

@@ -8,11 +8,11 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "
 import { ChatCompletionChunk, ChatCompletionResponse, ModelList } from "../chat/ChatCompletion.ts"
 import { ChatCompletionRequest } from "../chat/ChatRequest.ts"
 import { KeyedRoute } from "./Admission.ts"
-import { ChatErrorBody, SearchErrorBody } from "./ApiError.ts"
+import { ChatErrorBody, McpErrorBody, SearchErrorBody } from "./ApiError.ts"
 import { Authorization } from "./Authorization.ts"
 import { fetchErrorSchemas, FetchRequestBody, WebFetchResponse } from "./FetchWire.ts"
 import { finishDocument } from "./OpenApiDocument.ts"
-import { CHAT_BODY_LIMIT, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
+import { CHAT_BODY_LIMIT, MCP_BODY_LIMIT, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
 import { ImageSearchResponse, SearchBody, WebSearchResponse } from "./SearchWire.ts"
 
 // Every status each endpoint can answer with (ApiError.statusOf, FetchWire's RENDERING); what each
@@ -77,6 +77,40 @@ export class ChatGroup extends HttpApiGroup.make("chat")
   .annotateMerge(OpenApi.annotations({ description: "OpenAI-compatible chat completions and the model list, with OpenAI error bodies" }))
 {}
 
+const mcpStatuses = (statuses: ReadonlyArray<number>) => statuses.map((status) => McpErrorBody.pipe(HttpApiSchema.status(status)))
+
+/** One JSON-RPC message of the Model Context Protocol (as documented: the handler reads the body itself). */
+const JsonRpcMessageFields = Schema.Struct({
+  jsonrpc: Schema.Literal("2.0"),
+  id: Schema.optionalKey(Schema.Union([Schema.String, Schema.Number])),
+  method: Schema.String,
+  params: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+const McpMessage = Schema.Union([JsonRpcMessageFields, Schema.Array(JsonRpcMessageFields)]).annotate({
+  identifier: "JsonRpcMessage",
+  description: "A JSON-RPC 2.0 message of the Model Context Protocol: initialize, ping, tools/list, tools/call, " +
+    "or a notification (notifications/initialized, notifications/cancelled); a batch of them under protocol 2025-03-26."
+})
+const McpResponse = Schema.Unknown.annotate({ description: "The JSON-RPC response (a result or an error with its code)" })
+/** A tools/call that sent a progress token: notifications/progress events, then the response. */
+const McpEventStream = Schema.String.annotate({
+  description: "Server-sent events: `event: message` with `data: <JSON-RPC message>`: notifications/progress, then the response."
+}).pipe(HttpApiSchema.asText({ contentType: "text/event-stream" }))
+
+export class McpGroup extends HttpApiGroup.make("mcp")
+  .add(
+    HttpApiEndpoint.post("mcp", "/mcp", {
+      payload: McpMessage,
+      success: [McpResponse, McpEventStream, HttpApiSchema.Accepted],
+      // 401, 403 (Origin), 406 (Accept), 413, 415; each tool call is charged to the key's limit inside the protocol.
+      error: mcpStatuses([400, 401, 403, 406, 413, 415, 500, 503])
+    }).annotate(KeyedRoute, KeyedRoute.of({ family: "mcp", bodyLimit: MCP_BODY_LIMIT, chargePerRequest: false }))
+      .annotateMerge(OpenApi.annotations({ summary: "MCP over Streamable HTTP (stateless): the tools web_search, image_search, web_fetch and answer" }))
+  )
+  .middleware(Authorization)
+  .annotateMerge(OpenApi.annotations({ description: "The Model Context Protocol for agents, with JSON-RPC error bodies" }))
+{}
+
 export class MetaGroup extends HttpApiGroup.make("meta")
   .add(
     HttpApiEndpoint.get("openapi", "/openapi.json", {
@@ -114,6 +148,7 @@ export class HealthGroup extends HttpApiGroup.make("health").annotateMerge(OpenA
 export class PeriscopeApi extends HttpApi.make("periscope")
   .add(SearchGroup)
   .add(ChatGroup)
+  .add(McpGroup)
   .add(MetaGroup)
   .add(HealthGroup)
   .annotateMerge(OpenApi.annotations({

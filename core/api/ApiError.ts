@@ -170,8 +170,44 @@ export const errorHeaders = (error: ApiError): Record<string, string> => {
   return headers
 }
 
-/** Which wire family renders an error: the search envelope or the OpenAI body. */
-export type WireFamily = "search" | "chat"
+// ---------------------------------------------------------------------------
+// MCP family: a JSON-RPC error object, the shape an MCP client reads off any answer of /mcp.
+
+/** JSON-RPC error codes: the standard ones, and -32001 for a refusal of the HTTP layer (key, limit, size). */
+export const JSON_RPC_INVALID_REQUEST = -32600
+export const JSON_RPC_INTERNAL_ERROR = -32603
+const JSON_RPC_REFUSED = -32001
+
+export const McpErrorBody = Schema.Struct({
+  jsonrpc: Schema.Literal("2.0"),
+  id: Schema.Null,
+  error: Schema.Struct({ code: Schema.Int, message: Schema.String })
+}).annotate({ identifier: "JsonRpcErrorBody" })
+export type McpErrorBody = typeof McpErrorBody.Type
+
+const jsonRpcCodeOf = (kind: ApiErrorKind): number => {
+  switch (kind) {
+    case "invalid_request":
+    case "invalid_json":
+    case "unsupported_media_type":
+    case "not_found":
+    case "method_not_allowed":
+      return JSON_RPC_INVALID_REQUEST
+    case "internal":
+      return JSON_RPC_INTERNAL_ERROR
+    default:
+      return JSON_RPC_REFUSED
+  }
+}
+
+export const toMcpErrorBody = (error: ApiError): McpErrorBody => ({
+  jsonrpc: "2.0",
+  id: null,
+  error: { code: jsonRpcCodeOf(error.kind), message: error.message }
+})
+
+/** Which wire family renders an error: the search envelope, the OpenAI body or a JSON-RPC error (MCP). */
+export type WireFamily = "search" | "chat" | "mcp"
 
 /** The path of a request URL, without its query string. */
 export const pathOfUrl = (url: string): string => {
@@ -179,8 +215,10 @@ export const pathOfUrl = (url: string): string => {
   return q === -1 ? url : url.slice(0, q)
 }
 
-/** The family of a path: everything under /v1 speaks OpenAI, the rest the search envelope. */
-export const familyOfPath = (path: string): WireFamily => (path === "/v1" || path.startsWith("/v1/") ? "chat" : "search")
+const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`)
 
-export const errorBody = (family: WireFamily, error: ApiError): SearchErrorBody | ChatErrorBody =>
-  family === "chat" ? toChatErrorBody(error) : toSearchErrorBody(error)
+/** The family of a path: /v1 speaks OpenAI, /mcp JSON-RPC, the rest the search envelope. */
+export const familyOfPath = (path: string): WireFamily => (under(path, "/v1") ? "chat" : under(path, "/mcp") ? "mcp" : "search")
+
+export const errorBody = (family: WireFamily, error: ApiError): SearchErrorBody | ChatErrorBody | McpErrorBody =>
+  family === "chat" ? toChatErrorBody(error) : family === "mcp" ? toMcpErrorBody(error) : toSearchErrorBody(error)

@@ -8,12 +8,12 @@
 import { Context, Effect, Layer } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { Admission, KeyedRoute } from "./Admission.ts"
+import { Admission, CurrentPrincipal, KeyedRoute } from "./Admission.ts"
 import { familyOfPath } from "./ApiError.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { whenSampled } from "./SampledTracing.ts"
 
-export class Authorization extends HttpApiMiddleware.Service<Authorization>()("periscope/api/Authorization", {
+export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()("periscope/api/Authorization", {
   security: { bearer: HttpApiSecurity.bearer }
 }) {
   static readonly layer = Layer.effect(
@@ -23,10 +23,10 @@ export class Authorization extends HttpApiMiddleware.Service<Authorization>()("p
         bearer: (httpEffect, { endpoint }) =>
           Effect.flatMap(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
             const route = Context.getOrUndefined(endpoint.annotations, KeyedRoute)
-            return admission.admit({ headers: request.headers, bodyLimit: route?.bodyLimit }).pipe(
+            return admission.admit({ headers: request.headers, bodyLimit: route?.bodyLimit, charge: route?.chargePerRequest }).pipe(
               Effect.matchEffect({
                 onFailure: (error) => Effect.succeed(errorResponse(route?.family ?? familyOfPath(request.url), error)),
-                onSuccess: () => httpEffect
+                onSuccess: (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal)
               }),
               whenSampled
             )

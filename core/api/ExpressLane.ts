@@ -15,22 +15,28 @@
 import { Cause, Context, Effect, Exit, type Fiber } from "effect"
 import { ChatGateway } from "../chat/ChatGateway.ts"
 import { FederatedSearch } from "../search/FederatedSearch.ts"
+import type { Principal } from "../auth/AuthError.ts"
 import { Admission, KeyedRoute } from "./Admission.ts"
 import { type Answer, answerStatus, errorAnswer, withHeader } from "./Answer.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { type ApiError, pathOfUrl, type WireFamily } from "./ApiError.ts"
 import { makeChatAnswer } from "./ChatHandlers.ts"
+import { McpEndpoint } from "./mcp/McpEndpoint.ts"
 import { internalError } from "./DomainErrors.ts"
 import { bodyTooLarge } from "./JsonBody.ts"
 import { type AnswerOps, makeRequestInstrument, type RequestHead } from "./RequestTelemetry.ts"
 import { makeSearchAnswers } from "./SearchHandlers.ts"
 
-/** A route the lane serves: its wire family (for errors) and its body limit in bytes. */
+/** How a lane route answers an admitted request: from its body's text, its head and who sent it. */
+export type LaneHandler = (body: string, request: RequestHead, principal: Principal) => Effect.Effect<Answer>
+
+/** A route the lane serves: its wire family (for errors), its body limit in bytes and whether admission charges the key's limit. */
 export interface LaneRoute {
   readonly path: string
   readonly family: WireFamily
   readonly limit: number
-  readonly handle: (body: string) => Effect.Effect<Answer>
+  readonly charge: boolean
+  readonly handle: LaneHandler
 }
 
 export interface ExpressLane {
@@ -57,14 +63,14 @@ const onDefect = (family: WireFamily) => (cause: Cause.Cause<never>): Effect.Eff
     : Effect.as(Effect.logError("request failed", cause), errorAnswer(family, internalError()))
 
 /** The POST endpoints of the contract the lane answers, with their rule from the endpoint's KeyedRoute annotation. */
-const laneRoutes = (answers: Readonly<Record<string, (body: string) => Effect.Effect<Answer>>>): Map<string, LaneRoute> => {
+const laneRoutes = (answers: Readonly<Record<string, LaneHandler>>): Map<string, LaneRoute> => {
   const routes = new Map<string, LaneRoute>()
   for (const group of Object.values(PeriscopeApi.groups)) {
     for (const [name, endpoint] of Object.entries(group.endpoints)) {
       const handle = answers[name]
       const rule = Context.getOrUndefined(endpoint.annotations, KeyedRoute)
       if (handle === undefined || endpoint.method !== "POST" || rule?.bodyLimit === undefined) continue
-      routes.set(endpoint.path, { path: endpoint.path, family: rule.family, limit: rule.bodyLimit, handle })
+      routes.set(endpoint.path, { path: endpoint.path, family: rule.family, limit: rule.bodyLimit, charge: rule.chargePerRequest !== false, handle })
     }
   }
   // A renamed endpoint, or one that lost its annotation, fails at start, not silently in the slow lane.
@@ -80,7 +86,13 @@ export const makeExpressLane = Effect.gen(function*() {
   const context = yield* Effect.context<never>()
   const run = Effect.runForkWith(context)
   // Keyed by the contract's endpoint names: a renamed endpoint fails the lane's test, not silently.
-  const routes = laneRoutes({ webSearch: search.web, imageSearch: search.images, completions: makeChatAnswer(yield* ChatGateway) })
+  const mcp = yield* McpEndpoint
+  const routes = laneRoutes({
+    webSearch: search.web,
+    imageSearch: search.images,
+    completions: makeChatAnswer(yield* ChatGateway),
+    mcp: (body, request, principal) => mcp.answerHttp(body, request, principal, admission.charge(principal))
+  })
   const defectHandlers = new Map<WireFamily, ReturnType<typeof onDefect>>()
   const onDefectOf = (family: WireFamily) => {
     let handler = defectHandlers.get(family)
@@ -91,9 +103,9 @@ export const makeExpressLane = Effect.gen(function*() {
   const answer = (route: LaneRoute, request: RequestHead, body: string | undefined): Fiber.Fiber<Answer> => {
     const refuse = (error: ApiError) => Effect.succeed(errorAnswer(route.family, error))
     const program = Effect.catchCause(
-      Effect.matchEffect(admission.admit({ headers: request.headers, bodyLimit: route.limit }), {
+      Effect.matchEffect(admission.admit({ headers: request.headers, bodyLimit: route.limit, charge: route.charge }), {
         onFailure: refuse,
-        onSuccess: () => body === undefined ? refuse(bodyTooLarge(route.limit)) : route.handle(body)
+        onSuccess: (principal) => body === undefined ? refuse(bodyTooLarge(route.limit)) : route.handle(body, request, principal)
       }),
       onDefectOf(route.family)
     )

@@ -20,21 +20,23 @@ import type { Readiness } from "./Readiness.ts"
 import { Authorization } from "./Authorization.ts"
 import { ChatHandlers } from "./ChatHandlers.ts"
 import { ErrorBoundary } from "./ErrorBoundary.ts"
+import { McpHandlers } from "./McpHandlers.ts"
+import type { McpEndpoint } from "./mcp/McpEndpoint.ts"
 import { HealthHandlers, MetaHandlers } from "./MetaHandlers.ts"
 import { MetricsRoute } from "./MetricsRoute.ts"
 import { PlaygroundRoutes } from "./Playground.ts"
 import { RequestTelemetry } from "./RequestTelemetry.ts"
 import { SearchHandlers } from "./SearchHandlers.ts"
 
-/** Everything the routes and the embed library need: the search services (local and federated), webFetch, the chat gateway, keys, limits and the admission over them. */
-export type AppServices = WebSearch | ImageSearch | FederatedSearch | ChatGateway | ApiKeys | RateLimits | Admission | WebFetch | Readiness
+/** Everything the routes and the embed library need: the search services (local and federated), webFetch, the chat gateway, keys, limits and the admission over them, the MCP server. */
+export type AppServices = WebSearch | ImageSearch | FederatedSearch | ChatGateway | ApiKeys | RateLimits | Admission | McpEndpoint | WebFetch | Readiness
 
 export const PeriscopeRoutes = Layer.mergeAll(
   // First: the outermost global middleware, so it sees the status the error boundary renders.
   RequestTelemetry,
   MetricsRoute,
   HttpApiBuilder.layer(PeriscopeApi).pipe(
-    Layer.provide([SearchHandlers, ChatHandlers, MetaHandlers, HealthHandlers]),
+    Layer.provide([SearchHandlers, ChatHandlers, McpHandlers, MetaHandlers, HealthHandlers]),
     Layer.provide(Authorization.layer)
   ),
   PlaygroundRoutes,

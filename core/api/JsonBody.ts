@@ -12,6 +12,8 @@ import { fromInvalidInput } from "./DomainErrors.ts"
 /** Body limits per family: search bodies are tiny, chat bodies carry whole conversations. */
 export const SEARCH_BODY_LIMIT = 1024 * 1024
 export const CHAT_BODY_LIMIT = 16 * 1024 * 1024
+/** MCP messages carry a tool's arguments: small, but a batch may hold several. */
+export const MCP_BODY_LIMIT = 1024 * 1024
 
 const describeBytes = (bytes: number) =>
   bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB (${bytes} bytes)` : `${bytes} bytes`

@@ -8,6 +8,7 @@ import { Duration, type FileSystem, Layer } from "effect"
 import type { HttpClient } from "effect/http"
 import { Admission } from "../api/Admission.ts"
 import type { AppServices } from "../api/HttpApp.ts"
+import { McpEndpoint } from "../api/mcp/McpEndpoint.ts"
 import { ServerOptions } from "../api/ServerOptions.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { KeyRecord } from "../auth/KeyRecord.ts"
@@ -56,13 +57,16 @@ export const appLayer = (
   const tracing = settings.observability.otlpEndpoint !== undefined
   const federationUntraced = federationLayer(settings.file.search).pipe(Layer.provide([search, cache]))
   const federation = tracing ? tracedSearch(federationUntraced) : federationUntraced
+  // Grounded chat searches through the same federation, reads the local index's pages from the
+  // search backend's stored text and other pages through the same webFetch.
+  const gateway = chatGatewayLayer(chat).pipe(Layer.provide([model, federation, webFetch, search]))
   return Layer.mergeAll(
     search,
     webFetch,
     federation,
-    // Grounded chat searches through the same federation, reads the local index's pages from the
-    // search backend's stored text and other pages through the same webFetch.
-    chatGatewayLayer(chat).pipe(Layer.provide([model, federation, webFetch, search])),
+    gateway,
+    // MCP's tools answer with the same services as the REST routes.
+    McpEndpoint.layer({ allowedOrigins: settings.file.mcp?.allowedOrigins ?? [] }).pipe(Layer.provide([federation, webFetch, gateway])),
     // Every keyed route is admitted through Admission, over these keys and limits.
     Admission.layer.pipe(Layer.provideMerge(Layer.merge(tracing ? tracedApiKeys(ApiKeys.layer(keys)) : ApiKeys.layer(keys), state.rateLimits))),
     // /metrics, /readyz, access logs and OTLP traces (README: Observability).

@@ -8,6 +8,7 @@ import { PROVIDER_KINDS, SearchProviders } from "../backends/search/SearchProvid
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
 import { ChatConfig } from "./ChatConfig.ts"
 import { FetchConfig } from "./FetchConfig.ts"
+import { McpConfig } from "./McpConfig.ts"
 import { ObservabilityConfig } from "./ObservabilityConfig.ts"
 import { OpenSearchConfig } from "./OpenSearchConfig.ts"
 import { StoreConfig } from "./StoreConfig.ts"
@@ -108,6 +109,8 @@ export const ConfigFile = Schema.Struct({
   /** /metrics and OTLP traces (README: Observability). */
   observability: optionalKey(ObservabilityConfig),
   /** webFetch: address policy, limits, page cache (README: Fetch a page). */
-  fetch: optionalKey(FetchConfig)
+  fetch: optionalKey(FetchConfig),
+  /** MCP at /mcp: browser origins allowed besides the server's own address (docs/mcp.md). */
+  mcp: optionalKey(McpConfig)
 }).annotate({ message: "must be a JSON object" })
 export type ConfigFile = typeof ConfigFile.Type

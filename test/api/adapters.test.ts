@@ -25,6 +25,10 @@ const json = (body: unknown, key: string | null = TEST_KEY): RequestInit => ({
   headers: { "content-type": "application/json", ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
   body: JSON.stringify(body)
 })
+const mcp = (message: unknown, key: string | null = TEST_KEY): RequestInit => {
+  const init = json(message, key)
+  return { ...init, headers: { ...init.headers as Record<string, string>, accept: "application/json, text/event-stream" } }
+}
 const get = (key: string | null = TEST_KEY): RequestInit => ({ method: "GET", headers: key === null ? {} : { authorization: `Bearer ${key}` } })
 
 const probes: Array<Probe> = [
@@ -40,7 +44,13 @@ const probes: Array<Probe> = [
   { name: "bad role", path: "/v1/chat/completions", init: json({ messages: [{ role: "robot", content: "x" }] }) },
   { name: "no key", path: "/api/search/webSearch", init: json({ keywords: "x" }, null) },
   { name: "unknown path", path: "/v1/nothing", init: get() },
-  { name: "wrong method", path: "/api/search/imageSearch", init: get() }
+  { name: "wrong method", path: "/api/search/imageSearch", init: get() },
+  { name: "mcp initialize", path: "/mcp", init: mcp({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) },
+  { name: "mcp tools/list", path: "/mcp", init: mcp({ jsonrpc: "2.0", id: 2, method: "tools/list" }) },
+  { name: "mcp web_search", path: "/mcp", init: mcp({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "web_search", arguments: { query: "vacuum dead tuples", num: 3 } } }) },
+  { name: "mcp bad arguments", path: "/mcp", init: mcp({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "web_search", arguments: { query: "x", num: 0 } } }) },
+  { name: "mcp without a key", path: "/mcp", init: mcp({ jsonrpc: "2.0", id: 5, method: "tools/list" }, null) },
+  { name: "mcp GET", path: "/mcp", init: get() }
 ]
 
 /** Status, content type and body with the per-call parts (ids, timestamps) blanked. */
@@ -101,7 +111,7 @@ describe("Node, Deno and embed answer alike", () => {
       const seen = await Promise.all(targets.map(async ([name, send]) => [name, await observe(await send(probe.path, probe.init))] as const))
       const [, reference] = seen[0]!
       expect(reference.status).toBeGreaterThanOrEqual(200)
-      if (probe.path.includes("Search") && reference.status === 200) expect(JSON.stringify(reference.body)).toContain("docs.example")
+      if ((probe.path.includes("Search") || probe.name === "mcp web_search") && reference.status === 200) expect(JSON.stringify(reference.body)).toContain("docs.example")
       for (const [, observed] of seen.slice(1)) expect(observed).toEqual(reference)
     })
   }

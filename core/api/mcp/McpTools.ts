@@ -1,0 +1,303 @@
+/**
+ * Periscope's MCP tools, each a thin face over a service the REST API uses:
+ * web_search and image_search over FederatedSearch, web_fetch over WebFetch,
+ * answer over the chat gateway's grounding. Arguments are decoded with the REST
+ * bodies' own rules (so a bad one gets the same message); results come as text
+ * a model reads well and as the same data in structuredContent.
+ */
+import { Effect, Schema } from "effect"
+import { ChatGateway } from "../../chat/ChatGateway.ts"
+import type { ChatCompletionRequest } from "../../chat/ChatRequest.ts"
+import { toChatRequest } from "../../chat/ChatRequest.ts"
+import { decoderFor } from "../../schema/Decode.ts"
+import { invalid, type InvalidInput } from "../../schema/InvalidInput.ts"
+import { ruledString } from "../../schema/Rules.ts"
+import { FederatedSearch } from "../../search/FederatedSearch.ts"
+import type { SearchBackendError } from "../../search/SearchError.ts"
+import { SearchOptionFields } from "../../search/SearchQuery.ts"
+import type { ImageResult, WebResult } from "../../search/SearchResult.ts"
+import { WebFetch, type WebFetchError } from "../../search/WebFetch.ts"
+import { FetchRequestBody } from "../FetchWire.ts"
+import { SearchBody, toSearchQuery } from "../SearchWire.ts"
+import type { JsonSchemaObject, McpToolSpec, ToolAnnotations, ToolOutcome } from "./McpTool.ts"
+
+/** The services the tools answer with. */
+export type McpToolServices = FederatedSearch | WebFetch | ChatGateway
+
+const ARGUMENTS = "arguments"
+
+/** A tool's JSON Schema from its Effect Schema: an object root, definitions inlined under $defs. */
+const jsonSchemaOf = (schema: Schema.Top): JsonSchemaObject => {
+  const document = Schema.toJsonSchemaDocument(schema)
+  const definitions = Object.keys(document.definitions).length === 0 ? {} : { $defs: document.definitions }
+  return { ...document.schema, ...definitions }
+}
+
+const readOnly = (title: string, openWorld: boolean): ToolAnnotations => ({
+  title,
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: openWorld
+})
+
+const failed = (text: string): ToolOutcome => ({ text, isError: true })
+
+/** A search failure told so the model can act on it. */
+const searchFailure = (error: SearchBackendError): ToolOutcome =>
+  failed(
+    error.reason === "timeout"
+      ? `The search timed out (${error.message}). Try again, or ask for fewer sources.`
+      : `The search failed (${error.message}). Try again later, or with other sources.`
+  )
+
+const sourceSelection = (error: { readonly path: string; readonly message: string }): InvalidInput =>
+  invalid(ARGUMENTS, error.path, error.message.replace(/^[^:]*: /, ""))
+
+// ---------------------------------------------------------------------------
+// web_search
+
+const { explain: _explain, ...searchOptions } = SearchOptionFields
+const WebSearchArguments = Schema.Struct({
+  query: SearchBody.fields.keywords.annotate({ description: "What to search for: keywords or a question." }),
+  num: SearchBody.fields.num,
+  ...searchOptions
+})
+
+const WebSearchOutput = Schema.Struct({
+  query: Schema.String,
+  results: Schema.Array(Schema.Struct({
+    position: Schema.Int,
+    title: Schema.String,
+    url: Schema.String,
+    snippet: Schema.String,
+    date: Schema.NullOr(Schema.String)
+  }))
+})
+
+const webResultsText = (query: string, results: ReadonlyArray<WebResult>) =>
+  [
+    `Results for "${query}":`,
+    ...results.map((r) => `\n[${r.position}] ${r.title}\nURL: ${r.link}${r.date === null ? "" : `\nDate: ${r.date}`}\n${r.snippet}`)
+  ].join("\n")
+
+const webSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => ({
+  name: "web_search",
+  description: "Search the web (Periscope's own index and any live search providers it is configured with) and get ranked pages: " +
+    "title, URL, date and a snippet around the words of the query. Use it to find pages about a topic or answer a question " +
+    "with sources; then read a page whole with web_fetch. Options narrow by date (freshness), language, region and source.",
+  annotations: readOnly("Web search", true),
+  inputSchema: jsonSchemaOf(WebSearchArguments),
+  outputSchema: jsonSchemaOf(WebSearchOutput),
+  decode: decoderFor(WebSearchArguments, ARGUMENTS),
+  call: ({ query, ...options }: typeof WebSearchArguments.Type, context) =>
+    Effect.andThen(
+      context.progress("searching"),
+      search.web(toSearchQuery({ keywords: query, ...options })).pipe(
+        Effect.map(({ data }): ToolOutcome =>
+          data.organic.length === 0
+            ? failed(`No results for "${data.query}". Try fewer or other words, or a wider freshness.`)
+            : {
+              text: webResultsText(data.query, data.organic),
+              structured: {
+                query: data.query,
+                results: data.organic.map((r) => ({ position: r.position, title: r.title, url: r.link, snippet: r.snippet, date: r.date }))
+              },
+              isError: false
+            }
+        ),
+        Effect.catchTags({
+          SearchBackendError: (error) => Effect.succeed(searchFailure(error)),
+          SourceSelectionError: (error) => Effect.fail(sourceSelection(error))
+        })
+      )
+    )
+})
+
+// ---------------------------------------------------------------------------
+// image_search
+
+const ImageSearchArguments = Schema.Struct({
+  query: SearchBody.fields.keywords.annotate({ description: "What the images should show." }),
+  num: SearchBody.fields.num
+})
+
+const ImageSearchOutput = Schema.Struct({
+  query: Schema.String,
+  images: Schema.Array(Schema.Struct({
+    imageUrl: Schema.String,
+    pageUrl: Schema.String,
+    title: Schema.String,
+    width: Schema.optionalKey(Schema.Int),
+    height: Schema.optionalKey(Schema.Int)
+  }))
+})
+
+const imagesText = (query: string, images: ReadonlyArray<ImageResult>) =>
+  [
+    `Images for "${query}":`,
+    ...images.map((image, i) =>
+      `\n[${i + 1}] ${image.title === "" ? "(untitled)" : image.title}\nImage: ${image.url}\nPage: ${image.refUrl}${
+        image.width !== undefined && image.height !== undefined ? `\nSize: ${image.width}x${image.height}` : ""
+      }`
+    )
+  ].join("\n")
+
+const imageSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => ({
+  name: "image_search",
+  description: "Search for images: each with the image's URL, the page it appears on, its title and, when known, its size in pixels.",
+  annotations: readOnly("Image search", true),
+  inputSchema: jsonSchemaOf(ImageSearchArguments),
+  outputSchema: jsonSchemaOf(ImageSearchOutput),
+  decode: decoderFor(ImageSearchArguments, ARGUMENTS),
+  call: ({ query, num }: typeof ImageSearchArguments.Type, context) =>
+    Effect.andThen(
+      context.progress("searching"),
+      search.images(toSearchQuery({ keywords: query, ...(num === undefined ? {} : { num }) })).pipe(
+        Effect.map(({ data }): ToolOutcome => {
+          const keywords = query.trim()
+          if (data.length === 0) return failed(`No images for "${keywords}". Try fewer or other words.`)
+          return {
+            text: imagesText(keywords, data),
+            structured: {
+              query: keywords,
+              images: data.map((image) => ({
+                imageUrl: image.url,
+                pageUrl: image.refUrl,
+                title: image.title,
+                ...(image.width === undefined ? {} : { width: image.width }),
+                ...(image.height === undefined ? {} : { height: image.height })
+              }))
+            },
+            isError: false
+          }
+        }),
+        Effect.catchTags({
+          SearchBackendError: (error) => Effect.succeed(searchFailure(error)),
+          SourceSelectionError: (error) => Effect.fail(sourceSelection(error))
+        })
+      )
+    )
+})
+
+// ---------------------------------------------------------------------------
+// web_fetch
+
+const WebFetchArguments = Schema.Struct({
+  url: FetchRequestBody.fields.url.annotate({ description: "The page to read: an absolute http(s) URL." }),
+  format: FetchRequestBody.fields.format,
+  maxChars: FetchRequestBody.fields.maxChars
+})
+
+const WebFetchOutput = Schema.Struct({
+  url: Schema.String,
+  title: Schema.String,
+  date: Schema.NullOr(Schema.String),
+  contentType: Schema.String,
+  content: Schema.String
+})
+
+/** What the model should do about each way a page can fail. */
+const fetchFailure = (error: WebFetchError): ToolOutcome => {
+  switch (error.reason) {
+    case "refused":
+      return failed(`This address may not be fetched: ${error.message}. Use a public http(s) URL.`)
+    case "timeout":
+      return failed(`The site did not answer in time: ${error.message}. Try again later or another page.`)
+    case "http_status":
+      return failed(`The site answered with an error: ${error.message}. Check the URL, or try another page.`)
+    case "too_large":
+      return failed(`The page is too large to read: ${error.message}. Try another page.`)
+    case "unsupported_type":
+      return failed(`The page's content cannot be read: ${error.message}.`)
+    default:
+      return failed(`The page could not be fetched: ${error.message}.`)
+  }
+}
+
+const webFetch = (fetcher: WebFetch["Service"]): McpToolSpec<never> => ({
+  name: "web_fetch",
+  description: "Read one web page: its main content as Markdown (or plain text or HTML), without navigation and boilerplate, " +
+    "with its title, final URL and date. Use it on a URL from web_search, or one the user gave, to read more than a snippet.",
+  annotations: readOnly("Read a web page", true),
+  inputSchema: jsonSchemaOf(WebFetchArguments),
+  outputSchema: jsonSchemaOf(WebFetchOutput),
+  decode: decoderFor(WebFetchArguments, ARGUMENTS),
+  call: (args: typeof WebFetchArguments.Type, context) =>
+    Effect.andThen(
+      context.progress("fetching"),
+      fetcher.fetch({ url: args.url, format: args.format ?? "markdown", ...(args.maxChars === undefined ? {} : { maxChars: args.maxChars }) }).pipe(
+        Effect.map((page): ToolOutcome => ({
+          text: `# ${page.title === "" ? page.url : page.title}\nURL: ${page.url}${page.date === null ? "" : `\nDate: ${page.date}`}\n\n${page.content}`,
+          structured: { url: page.url, title: page.title, date: page.date, contentType: page.contentType, content: page.content },
+          isError: false
+        })),
+        Effect.catchTag("WebFetchError", (error) =>
+          error.reason === "invalid_url" ? Effect.fail(invalid(ARGUMENTS, "url", error.message)) : Effect.succeed(fetchFailure(error)))
+      )
+    )
+})
+
+// ---------------------------------------------------------------------------
+// answer
+
+const questionRule = "must be a non-empty question of at most 4000 characters"
+const AnswerArguments = Schema.Struct({
+  question: ruledString(questionRule).check(
+    Schema.makeFilter((s: string) => s.trim().length >= 1 && s.length <= 4000 ? undefined : questionRule)
+  ).annotate({ description: "The question to answer from the web, in natural language." })
+})
+
+const AnswerOutput = Schema.Struct({
+  answer: Schema.String,
+  model: Schema.String,
+  sources: Schema.Array(Schema.Struct({ number: Schema.Int, title: Schema.String, url: Schema.String, date: Schema.NullOr(Schema.String) })),
+  citations: Schema.Array(Schema.Struct({ url: Schema.String, title: Schema.String, startIndex: Schema.Int, endIndex: Schema.Int }))
+})
+
+const answer = (chat: ChatGateway["Service"]): McpToolSpec<never> => ({
+  name: "answer",
+  description: "Answer a question from the web in a few sentences, with numbered sources and citations that point only at pages " +
+    "retrieved for it (grounded chat with the server's default model). Use it for a direct, cited answer; use web_search for a list of pages.",
+  annotations: readOnly("Answer with sources", true),
+  inputSchema: jsonSchemaOf(AnswerArguments),
+  outputSchema: jsonSchemaOf(AnswerOutput),
+  decode: decoderFor(AnswerArguments, ARGUMENTS),
+  call: ({ question }: typeof AnswerArguments.Type, context) => {
+    const body: ChatCompletionRequest = { messages: [{ role: "user", content: question.trim() }], web_search_options: {} }
+    return Effect.andThen(
+      context.progress("searching and answering"),
+      chat.complete(toChatRequest(body, chat.defaultModel)).pipe(
+        Effect.map((result): ToolOutcome => {
+          const message = result.choices[0]?.message
+          const text = typeof message?.content === "string" ? message.content : ""
+          const sources = (result.search_results ?? []).map((s, i) => ({ number: i + 1, title: s.title, url: s.url, date: s.date ?? null }))
+          const citations = (message?.annotations ?? []).map((a) => ({
+            url: a.url_citation.url,
+            title: a.url_citation.title,
+            startIndex: a.url_citation.start_index,
+            endIndex: a.url_citation.end_index
+          }))
+          const listed = sources.length === 0 ? "" : `\n\nSources:\n${sources.map((s) => `[${s.number}] ${s.title} - ${s.url}`).join("\n")}`
+          return { text: `${text}${listed}`, structured: { answer: text, model: result.model, sources, citations }, isError: false }
+        }),
+        Effect.catchTag("ChatModelError", (error) =>
+          Effect.succeed(failed(`No answer could be made: ${error.message}. Try again later, or use web_search.`)))
+      )
+    )
+  }
+})
+
+/**
+ * The tools over the application's services; `answer` only where a chat model can answer.
+ * Built once per server: the listing and the decoders are made here, not per request.
+ */
+export const makeMcpTools = Effect.gen(function*() {
+  const search = yield* FederatedSearch
+  const fetcher = yield* WebFetch
+  const chat = yield* ChatGateway
+  const hasModel = (yield* chat.models).length > 0
+  const tools: Array<McpToolSpec<never>> = [webSearch(search), imageSearch(search), webFetch(fetcher)]
+  if (hasModel) tools.push(answer(chat))
+  return tools
+})

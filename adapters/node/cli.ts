@@ -3,7 +3,7 @@
  * (builds or updates the search snapshot the server serves, by default
  * <PERISCOPE_DATA_DIR>/index.snapshot, with a live progress bar and a summary
  * at the end; `npm run index -- <sources...>` runs the same), `keys
- * create|list|revoke` and `reload`. The package's bin (bin.ts) loads it once the Node version is
+ * create|list|revoke`, `reload` and `mcp` (the MCP server on stdio). The package's bin (bin.ts) loads it once the Node version is
  * known to be new enough.
  */
 import { existsSync, readFileSync } from "node:fs"
@@ -19,6 +19,7 @@ import { CRAWL_DEFAULTS } from "../../core/ingest/crawl/Crawl.ts"
 import { openSources } from "./sources/openSources.ts"
 import { defaultWorkers } from "./extractPool.ts"
 import { keysCommand } from "./keysCommand.ts"
+import { mcpCommand } from "./mcpCommand.ts"
 import { reloadCommand } from "./reloadCommand.ts"
 import { serveCommand } from "./serveCommand.ts"
 import { loadSettings } from "./settings.ts"
@@ -177,7 +178,7 @@ const index = Command.make(
 
 const periscope = Command.make("periscope").pipe(
   Command.withDescription("Periscope: self-hostable search and chat for AI agents"),
-  Command.withSubcommands([serveCommand, index, keysCommand, reloadCommand])
+  Command.withSubcommands([serveCommand, index, mcpCommand, keysCommand, reloadCommand])
 )
 
 /** The version in the package.json above this file (the checkout's, or the installed package's from dist/). */

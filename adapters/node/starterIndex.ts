@@ -53,12 +53,18 @@ export const ownNodeModules = (): string => {
   return at === -1 ? resolve("node_modules") : entry.slice(0, at + marker.length - 1)
 }
 
+/**
+ * Periscope's own package, left out where it is installed: its README holds the README's example
+ * questions word for word, so it would answer every one of them first.
+ */
+const OWN_PACKAGE = "periscope-search"
+
 /** Builds the starter snapshot from node_modules (replacing any snapshot at that path). */
 export const buildStarterIndex = (options: StarterIndexOptions): Effect.Effect<StarterIndexResult, IndexRunError> => {
   const nodeModules = options.nodeModules ?? ownNodeModules()
   const out = starterSnapshotPath(options)
   return Effect.map(
-    indexSnapshot({ sources: [nodeModulesSource(nodeModules)], out, fresh: true, starter: true, allowShrink: true }),
+    indexSnapshot({ sources: [nodeModulesSource(nodeModules, [OWN_PACKAGE])], out, fresh: true, starter: true, allowShrink: true }),
     (summary) => ({
       summary,
       message: [

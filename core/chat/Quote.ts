@@ -94,8 +94,8 @@ export const quoteOf = (text: string, query: string, title = ""): string | undef
   let best = 0
   let bestScore = -1
   candidates.forEach((c, i) => {
-    // Most question words first, then a finished sentence over a bare line, then the earliest.
-    const score = scoreOf(c, stems) * 2 + (c.terminated ? 1 : 0)
+    // Most question words first, then a statement over a bare line or a question, then the earliest.
+    const score = scoreOf(c, stems) * 2 + (c.terminated && !c.text.endsWith("?") ? 1 : 0)
     if (score > bestScore) {
       best = i
       bestScore = score

@@ -98,10 +98,11 @@ const markdownPage = async (markdown: string, link: string, base: string, title:
   `<link rel="canonical" href="${escapeHtml(link)}"><base href="${escapeHtml(base)}"></head>` +
   `<body><main>${await marked.parse(markdown, { async: true, gfm: true })}</main></body></html>`
 
-export const nodeModulesSource = (root: string): DocumentSource => ({
+/** The documentation of the packages in `root`, but for the packages named in `skip`. */
+export const nodeModulesSource = (root: string, skip: ReadonlyArray<string> = []): DocumentSource => ({
   describe: `${root} (package documentation)`,
   items: asyncItems(root, async function*(): AsyncGenerator<SourceItem> {
-    const seen = new Set<string>()
+    const seen = new Set<string>(skip)
     for (const dir of await packageDirs(root)) {
       const pkg = await readPackage(dir)
       if (pkg === undefined || seen.has(pkg.name)) continue

@@ -14,6 +14,6 @@ export interface StoredPage {
 }
 
 export class StoredPages extends Context.Service<StoredPages, {
-  /** The page the local index holds at `url` (the same page however its address is spelt), or undefined. */
+  /** The page the local index holds at `url` (tracking parameters and a trailing slash aside), or undefined. */
   page(url: string, maxChars: number): Effect.Effect<StoredPage | undefined>
 }>()("periscope/search/StoredPages") {}

@@ -92,12 +92,13 @@ export const makeMcpHttpAnswer = (dispatcher: McpDispatcher<never>, options: Mcp
   const notifications = Effect.forEach(messages, (m) => m._tag === "Notification" ? dispatcher.notification(m, caller(undefined)) : Effect.void, { discard: true })
   if (requests.length === 0) return Effect.as(notifications, accepted())
 
-  const answerAll = (notify: McpCaller["notify"]) =>
-    Effect.andThen(
-      notifications,
-      Effect.forEach(requests, (m): Effect.Effect<Answered> =>
-        m._tag === "Invalid" ? Effect.succeed(rpcError(m.id, INVALID_REQUEST, m.message)) : dispatcher.request(m, caller(notify)), { concurrency: "unbounded" })
-    )
+  const answerOne = (m: Extract<Incoming, { _tag: "Request" | "Invalid" }>, notify: McpCaller["notify"]): Effect.Effect<Answered> =>
+    m._tag === "Invalid" ? Effect.succeed(rpcError(m.id, INVALID_REQUEST, m.message)) : dispatcher.request(m, caller(notify))
+  // One message (every revision after 2025-03-26) is answered without a fiber per message.
+  const answerAll = (notify: McpCaller["notify"]): Effect.Effect<ReadonlyArray<Answered>> =>
+    !batch
+      ? Effect.map(answerOne(requests[0]!, notify), (answer) => [answer])
+      : Effect.andThen(notifications, Effect.forEach(requests, (m) => answerOne(m, notify), { concurrency: "unbounded" }))
   const wantsProgress = requests.some((m) => m._tag === "Request" && m.method === "tools/call" && hasProgressToken(m.params))
   if (acceptsJson && !(acceptsEvents && wantsProgress)) {
     return Effect.map(answerAll(undefined), (answers) => {

@@ -185,12 +185,11 @@ export const makeMcpDispatcher = <R>(info: McpServerInfo, specs: ReadonlyArray<M
       )
     )
     const key = flightKey(caller, id)
-    return Effect.gen(function*() {
-      const fiber = yield* Effect.forkChild(run, { startImmediately: true })
+    // The call runs in a child fiber that notifications/cancelled can interrupt without ending this request.
+    return Effect.flatMap(Effect.forkChild(run, { startImmediately: true }), (fiber) => {
       inFlight.set(key, fiber)
-      const exit = yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => inFlight.get(key) === fiber && inFlight.delete(key))))
-      // Interrupted while this request goes on: the client cancelled it.
-      return Exit.isSuccess(exit) ? exit.value : "cancelled"
+      const forget = Effect.sync(() => inFlight.get(key) === fiber && inFlight.delete(key))
+      return Effect.map(Effect.ensuring(Fiber.await(fiber), forget), (exit): Answered => Exit.isSuccess(exit) ? exit.value : "cancelled")
     })
   }
 

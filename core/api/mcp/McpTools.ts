@@ -89,7 +89,7 @@ const webSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => ({
   annotations: readOnly("Web search", true),
   inputSchema: jsonSchemaOf(WebSearchArguments),
   outputSchema: jsonSchemaOf(WebSearchOutput),
-  decode: decoderFor(WebSearchArguments, ARGUMENTS),
+  decode: decoderFor(WebSearchArguments, ARGUMENTS, { compiled: true }),
   call: ({ query, ...options }: typeof WebSearchArguments.Type, context) =>
     Effect.andThen(
       context.progress("searching"),
@@ -149,7 +149,7 @@ const imageSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => 
   annotations: readOnly("Image search", true),
   inputSchema: jsonSchemaOf(ImageSearchArguments),
   outputSchema: jsonSchemaOf(ImageSearchOutput),
-  decode: decoderFor(ImageSearchArguments, ARGUMENTS),
+  decode: decoderFor(ImageSearchArguments, ARGUMENTS, { compiled: true }),
   call: ({ query, num }: typeof ImageSearchArguments.Type, context) =>
     Effect.andThen(
       context.progress("searching"),
@@ -222,7 +222,7 @@ const webFetch = (fetcher: WebFetch["Service"]): McpToolSpec<never> => ({
   annotations: readOnly("Read a web page", true),
   inputSchema: jsonSchemaOf(WebFetchArguments),
   outputSchema: jsonSchemaOf(WebFetchOutput),
-  decode: decoderFor(WebFetchArguments, ARGUMENTS),
+  decode: decoderFor(WebFetchArguments, ARGUMENTS, { compiled: true }),
   call: (args: typeof WebFetchArguments.Type, context) =>
     Effect.andThen(
       context.progress("fetching"),
@@ -262,7 +262,7 @@ const answer = (chat: ChatGateway["Service"]): McpToolSpec<never> => ({
   annotations: readOnly("Answer with sources", true),
   inputSchema: jsonSchemaOf(AnswerArguments),
   outputSchema: jsonSchemaOf(AnswerOutput),
-  decode: decoderFor(AnswerArguments, ARGUMENTS),
+  decode: decoderFor(AnswerArguments, ARGUMENTS, { compiled: true }),
   call: ({ question }: typeof AnswerArguments.Type, context) => {
     const body: ChatCompletionRequest = { messages: [{ role: "user", content: question.trim() }], web_search_options: {} }
     return Effect.andThen(

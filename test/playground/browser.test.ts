@@ -1,13 +1,15 @@
 /**
  * The playground and the API reference driven in headless Chromium (Debian's
  * /usr/bin/chromium through playwright-core) against our real server on
- * loopback: a web search, an image search and a streamed chat, typed and
- * clicked as a person would; no console errors; axe-core finds no serious or
+ * loopback: a web search, an image search, a streamed chat and the MCP
+ * panel's tool list and web_search call, typed and clicked as a person would; no console errors; axe-core finds no serious or
  * critical violation; screenshots go to test-output/playground/.
  * Without Chromium the suite skips with its reason (and fails under CI=true).
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { resolve } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
@@ -23,6 +25,9 @@ if (!haveChromium) {
 }
 
 const outDir = resolve(root, "test-output/playground")
+// A name Chromium resolves to loopback: a page opened there sends an Origin /mcp does not accept unless configured.
+const NAMED_HOST = "periscope-playground.test"
+const MCP_TOOLS = ["web_search", "image_search", "web_fetch", "answer"]
 const axeSource = readFileSync(resolve(root, "node_modules/axe-core/axe.min.js"), "utf8")
 
 interface AxeViolation {
@@ -68,8 +73,8 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
       ]),
       chat: ScriptedChat.layer(demoChat)
     })
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
-    context = await browser.newContext({ viewport: { width: 1200, height: 900 } })
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", `--host-resolver-rules=MAP ${NAMED_HOST} 127.0.0.1`] })
+    context = await browser.newContext({ viewport: { width: 1200, height: 900 }, permissions: ["clipboard-read", "clipboard-write"] })
     page = await context.newPage()
     page.on("console", (message) => {
       if (message.type() === "error") consoleErrors.push(message.text())
@@ -283,6 +288,131 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
     // The message stays in the box to send again.
     expect(await page.inputValue("#chat-input")).toBe("Hello?")
     await page.evaluate((key) => localStorage.setItem("periscope.apiKey", key), TEST_KEY)
+  })
+
+  it("shows the MCP endpoint, an agent host's entries with the key masked, and the four tools /mcp lists for the held key", async () => {
+    await page.click("#tab-mcp")
+    expect(await page.isVisible("#panel-mcp")).toBe(true)
+    expect(await page.textContent("#mcp-endpoint")).toBe(`${server.url}/mcp`)
+    await expect.poll(() => page.textContent("#mcp-status")).toBe("4 tools for this key.")
+    const tools = await page.$$eval("#mcp-tools > li", (items) =>
+      items.map((li) => ({
+        name: li.querySelector("h4 code")?.textContent ?? "",
+        heading: li.querySelector("h4")?.textContent ?? "",
+        badges: [...li.querySelectorAll(".badge")].map((b) => b.textContent),
+        description: li.querySelector("p")?.textContent ?? "",
+        parameters: li.querySelector("summary")?.textContent ?? ""
+      })))
+    expect(tools.map((t) => t.name)).toEqual(MCP_TOOLS)
+    expect(tools[0]!.heading).toBe("web_search Web search")
+    for (const tool of tools) {
+      expect(tool.badges, tool.name).toEqual(["read-only", "open-world"])
+      expect(tool.description.length, tool.name).toBeGreaterThan(20)
+    }
+    expect(tools[0]!.parameters).toBe("Parameters: query (required), num, freshness, language, region, safeSearch, sources")
+    expect(tools[3]!.parameters).toBe("Parameters: question (required)")
+    // Opened, the parameters show their rules and descriptions from the input schema.
+    const webSearch = page.locator("#mcp-tools > li").first()
+    await webSearch.locator("summary").click()
+    const schema = (await webSearch.locator("details").textContent()) ?? ""
+    expect(schema).toContain("num optional: integer · ≥ 1, ≤ 100, default 10")
+    expect(schema).toContain("What to search for: keywords or a question.")
+    expect(schema).toContain(`one of "off", "moderate", "strict"`)
+
+    // The HTTP entry: masked until asked for; Show key reveals it, Copy puts the real one on the clipboard.
+    const entryShown = async () => JSON.parse((await page.textContent("#mcp-http-config")) ?? "null")
+    const masked = { mcpServers: { periscope: { type: "http", url: `${server.url}/mcp`, headers: { Authorization: "Bearer ••••••••••••" } } } }
+    expect(await entryShown()).toEqual(masked)
+    expect(await page.textContent("#panel-mcp")).not.toContain(TEST_KEY)
+    await page.click("#mcp-reveal")
+    expect(await page.getAttribute("#mcp-reveal", "aria-pressed")).toBe("true")
+    expect((await entryShown()).mcpServers.periscope.headers.Authorization).toBe(`Bearer ${TEST_KEY}`)
+    await page.click("#mcp-reveal")
+    expect(await page.getAttribute("#mcp-reveal", "aria-pressed")).toBe("false")
+    expect(await entryShown()).toEqual(masked)
+    await page.click("#mcp-copy")
+    await expect.poll(() => page.textContent("#mcp-copy-status")).toBe("Copied, with your key.")
+    const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()))
+    expect(copied.mcpServers.periscope.headers.Authorization).toBe(`Bearer ${TEST_KEY}`)
+    // The copied entry is what an MCP client needs: the SDK's client connects with it and lists the same tools.
+    const entry = copied.mcpServers.periscope as { url: string; headers: Record<string, string> }
+    const client = new Client({ name: "playground-entry", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: entry.headers } }))
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(MCP_TOOLS)
+    } finally {
+      await client.close()
+    }
+
+    const panel = (await page.textContent("#panel-mcp")) ?? ""
+    expect(panel).toContain(`"command": "npx", "args": ["periscope", "mcp"]`)
+    expect(panel).toContain("node adapters/node/cli.ts mcp")
+    expect(await seriousViolations(page)).toEqual([])
+    await page.screenshot({ path: resolve(outDir, "mcp.png"), fullPage: true })
+  })
+
+  it("tries web_search over MCP: the tool's text result, a bad argument's message naming it, an isError result", async () => {
+    await page.fill("#mcp-try-query", "periscope prisms")
+    await page.press("#mcp-try-query", "Enter")
+    await expect.poll(() => page.textContent("#mcp-try-status")).toMatch(/^web_search answered in \d/)
+    const text = (await page.textContent("#mcp-try-result")) ?? ""
+    expect(text).toMatch(/^Results for "periscope prisms":\n\n\[1\] /)
+    expect(text).toContain("URL: https://periscope.invalid/guide/prisms-or-mirrors")
+    expect(text).toContain("Date: 2025-01-09")
+    expect(await page.getAttribute("#mcp-try-result", "class")).toBe("tool-result")
+    const curl = (await page.textContent("#mcp-try-curl code")) ?? ""
+    expect(curl).toContain(`curl -sS -X POST '${server.url}/mcp'`)
+    expect(curl).toContain("-H 'Accept: application/json, text/event-stream'")
+    expect(curl).toContain(`"method":"tools/call","params":{"name":"web_search","arguments":{"query":"periscope prisms","num":5}}`)
+    expect(curl).not.toContain(TEST_KEY)
+    expect(JSON.parse((await page.textContent("#mcp-try-json code")) ?? "null").result.structuredContent.query).toBe("periscope prisms")
+    expect(await seriousViolations(page)).toEqual([])
+
+    // Blank words pass the field's `required` but not the tool's rule: a -32602 naming the argument.
+    await page.fill("#mcp-try-query", "   ")
+    await page.click("#mcp-try-form button[type=submit]")
+    await expect.poll(() => page.textContent("#mcp-try-status")).toMatch(/^Error -32602: query: must be a non-empty string/)
+    expect(await page.isHidden("#mcp-try-result")).toBe(true)
+
+    // No results is a tool result the model reads (isError), shown as an error.
+    await page.fill("#mcp-try-query", "zeppelin quasar")
+    await page.click("#mcp-try-form button[type=submit]")
+    await expect.poll(() => page.textContent("#mcp-try-status")).toMatch(/^web_search answered with an error the model would read \(isError\)/)
+    expect(await page.textContent("#mcp-try-result")).toMatch(/^No results for "zeppelin quasar"/)
+    expect(await page.getAttribute("#mcp-try-result", "class")).toBe("tool-result error")
+  })
+
+  it("shows the 401 message on the MCP tab for a wrong key, and lists the tools again with the right one", async () => {
+    await page.fill("#api-key", "wrong-key-0123456789")
+    await page.click("#key-form button[type=submit]")
+    await expect.poll(() => page.textContent("#mcp-status")).toBe("Error 401: Authorization: invalid API key (check the API key above)")
+    expect(await page.getAttribute("#mcp-status", "class")).toBe("status bad")
+    expect(await page.locator("#mcp-tools > li").count()).toBe(0)
+    await page.fill("#mcp-try-query", "periscope")
+    await page.click("#mcp-try-form button[type=submit]")
+    await expect.poll(() => page.textContent("#mcp-try-status")).toBe("Error 401: Authorization: invalid API key (check the API key above)")
+    expect(await seriousViolations(page)).toEqual([])
+
+    await page.fill("#api-key", TEST_KEY)
+    await page.click("#key-form button[type=submit]")
+    await expect.poll(() => page.textContent("#mcp-status")).toBe("4 tools for this key.")
+  })
+
+  it("says what to configure when /mcp refuses the page's origin (opened at a host name)", async () => {
+    const named = await context.newPage()
+    try {
+      const origin = `http://${NAMED_HOST}:${new URL(server.url).port}`
+      await named.goto(`${origin}/#mcp`)
+      expect(await named.isVisible("#panel-mcp")).toBe(true)
+      await named.fill("#api-key", TEST_KEY)
+      await named.click("#key-form button[type=submit]")
+      await expect.poll(() => named.textContent("#mcp-status")).toMatch(/^Error 403: Origin "http:\/\/periscope-playground\.test:\d+" is not allowed/)
+      const status = (await named.textContent("#mcp-status")) ?? ""
+      expect(status).toContain(`add "${origin}" to mcp.allowedOrigins in the config file`)
+      expect(await named.textContent("#mcp-endpoint")).toBe(`${origin}/mcp`)
+    } finally {
+      await named.close()
+    }
   })
 
   it("renders the API reference at /docs from /openapi.json with the kept key", async () => {

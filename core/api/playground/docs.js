@@ -8,17 +8,9 @@
 import { byId, el, setStatus } from "./dom.js"
 import { apiKey, initKeyForm } from "./key.js"
 import { errorDetail, keyHint, messageOf, readJson, request } from "./request.js"
+import { anchor, schemaNode } from "./schema.js"
 
-/**
- * The parts of a JSON Schema the reference shows.
- * @typedef {{
- *   $ref?: string; const?: unknown; enum?: Array<unknown>; type?: string | Array<string>; format?: string;
- *   description?: string; properties?: Record<string, Schema>; required?: Array<string>; items?: Schema;
- *   anyOf?: Array<Schema>; oneOf?: Array<Schema>; additionalProperties?: boolean | Schema;
- *   minimum?: number; exclusiveMinimum?: number; maximum?: number; exclusiveMaximum?: number;
- *   minLength?: number; maxLength?: number; minItems?: number; maxItems?: number; pattern?: string; default?: unknown
- * }} Schema
- */
+/** @typedef {import("./schema.js").Schema} Schema */
 /**
  * A media type's entry; a stream documents each event's data and its end marker in x- extensions.
  * @typedef {Record<string, { schema?: Schema; "x-sse-data"?: Schema; "x-sse-end"?: string }>} Content
@@ -41,114 +33,6 @@ import { errorDetail, keyHint, messageOf, readJson, request } from "./request.js
  */
 
 const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
-
-/**
- * An id fragment made of safe characters only.
- * @param {string} prefix
- * @param {string} name
- */
-const anchor = (prefix, name) => `${prefix}-${String(name).replace(/[^A-Za-z0-9_-]/g, "_")}`
-
-/**
- * The schema's name when the reference points into components.schemas.
- * @param {unknown} ref
- */
-const refName = (ref) => {
-  const prefix = "#/components/schemas/"
-  return typeof ref === "string" && ref.startsWith(prefix) ? decodeURIComponent(ref.slice(prefix.length)) : null
-}
-
-/** @param {unknown} value */
-const json = (value) => JSON.stringify(value)
-
-/**
- * What a schema is, in one line: type, format, enum, const.
- * @param {Schema | undefined} schema
- */
-const typeOf = (schema) => {
-  if (!schema || typeof schema !== "object") return "any"
-  if (schema.$ref) return refName(schema.$ref) || schema.$ref
-  if ("const" in schema) return `constant ${json(schema.const)}`
-  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map(json).join(", ")}`
-  const type = Array.isArray(schema.type) ? schema.type.join(" or ") : schema.type
-  if (type === "array") return "array"
-  if (!type && (schema.anyOf || schema.oneOf)) return "one of"
-  if (!type && schema.properties) return "object"
-  return (type || "any") + (schema.format ? ` (${schema.format})` : "")
-}
-
-/**
- * Ranges, lengths, patterns and defaults a schema states.
- * @param {Schema | undefined} schema
- */
-const rulesOf = (schema) => {
-  /** @type {Array<string>} */
-  const rules = []
-  if (!schema || typeof schema !== "object") return rules
-  if (schema.minimum !== undefined) rules.push(`≥ ${schema.minimum}`)
-  if (schema.exclusiveMinimum !== undefined) rules.push(`> ${schema.exclusiveMinimum}`)
-  if (schema.maximum !== undefined) rules.push(`≤ ${schema.maximum}`)
-  if (schema.exclusiveMaximum !== undefined) rules.push(`< ${schema.exclusiveMaximum}`)
-  if (schema.minLength !== undefined) rules.push(`length ≥ ${schema.minLength}`)
-  if (schema.maxLength !== undefined) rules.push(`length ≤ ${schema.maxLength}`)
-  if (schema.minItems !== undefined) rules.push(`items ≥ ${schema.minItems}`)
-  if (schema.maxItems !== undefined) rules.push(`items ≤ ${schema.maxItems}`)
-  if (schema.pattern !== undefined) rules.push(`pattern ${schema.pattern}`)
-  if (schema.default !== undefined) rules.push(`default ${json(schema.default)}`)
-  if (schema.additionalProperties === false) rules.push("no other fields")
-  return rules
-}
-
-/**
- * A schema as nodes: its type (a link for a reference), rules, description and nested fields.
- * @param {Schema | undefined} schema
- * @param {number} depth
- * @returns {HTMLElement}
- */
-const schemaNode = (schema, depth) => {
-  const box = el("div", { className: "schema" })
-  const line = el("span")
-  const name = schema && schema.$ref ? refName(schema.$ref) : null
-  if (name !== null) line.appendChild(el("a", { href: `#${anchor("schema", name)}`, text: name }))
-  else line.appendChild(document.createTextNode(typeOf(schema)))
-  const rules = rulesOf(schema)
-  if (rules.length > 0) line.appendChild(document.createTextNode(` · ${rules.join(", ")}`))
-  box.appendChild(line)
-  if (!schema || typeof schema !== "object" || name !== null) return box
-  if (schema.description) box.appendChild(el("div", { className: "hint", text: schema.description }))
-  if (depth > 8) return box
-  if (schema.properties) box.appendChild(fieldsNode(schema.properties, schema.required, depth))
-  if (schema.items) box.appendChild(el("ul", null, [el("li", null, ["items: ", schemaNode(schema.items, depth + 1)])]))
-  const alternatives = schema.anyOf || schema.oneOf
-  if (Array.isArray(alternatives)) {
-    box.appendChild(el("ul", null, alternatives.map((alt) => el("li", null, [schemaNode(alt, depth + 1)]))))
-  }
-  if (schema.additionalProperties && typeof schema.additionalProperties === "object") {
-    box.appendChild(el("ul", null, [el("li", null, ["other fields: ", schemaNode(schema.additionalProperties, depth + 1)])]))
-  }
-  return box
-}
-
-/**
- * An object schema's fields, each required or optional.
- * @param {Record<string, Schema>} properties
- * @param {Array<string> | undefined} required
- * @param {number} depth
- */
-const fieldsNode = (properties, required, depth) => {
-  const mandatory = Array.isArray(required) ? required : []
-  const list = el("ul")
-  for (const key of Object.keys(properties)) {
-    list.appendChild(el("li", null, [
-      el("span", { className: "name", text: key }),
-      " ",
-      el("span", { className: "meta", text: mandatory.includes(key) ? "required" : "optional" }),
-      ": ",
-      schemaNode(properties[key], depth + 1)
-    ]))
-  }
-  return list
-}
 
 /**
  * A body's media types with their schemas.

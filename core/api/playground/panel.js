@@ -15,11 +15,13 @@ const shellQuote = (text) => `'${text.replace(/'/g, "'\\''")}'`
  * @param {string} path
  * @param {unknown} body
  * @param {boolean} stream
+ * @param {Record<string, string>} [extra] more headers, as request() sends them
  * @returns {string}
  */
-export const curlOf = (method, path, body, stream) => {
+export const curlOf = (method, path, body, stream, extra) => {
   const lines = [`curl -sS${stream ? " -N" : ""}${method === "GET" ? "" : ` -X ${method}`} ${shellQuote(location.origin + path)}`]
   lines.push('  -H "Authorization: Bearer $PERISCOPE_API_KEY"')
+  for (const [name, value] of Object.entries(extra ?? {})) lines.push(`  -H ${shellQuote(`${name}: ${value}`)}`)
   if (body !== undefined) {
     lines.push("  -H 'Content-Type: application/json'")
     lines.push(`  -d ${shellQuote(JSON.stringify(body))}`)

@@ -1,12 +1,13 @@
 // @ts-check
 /**
  * The playground at `/`: tabs, web search and image search (chat is in
- * chat.js). A panel is a tab `tab-<name>` with its section `panel-<name>` in
- * index.html and a module that wires its form.
+ * chat.js, MCP in mcp.js). A panel is a tab `tab-<name>` with its section
+ * `panel-<name>` in index.html and a module that wires its form.
  */
 import { initChat, loadModels } from "./chat.js"
 import { byId, el, link, safeUrl, setStatus } from "./dom.js"
 import { initKeyForm } from "./key.js"
+import { initMcp, loadMcp } from "./mcp.js"
 import { curlOf, elapsed, needKey, numberOf, showCode } from "./panel.js"
 import { errorMessage, messageOf, readJson, request } from "./request.js"
 
@@ -170,7 +171,12 @@ byId("images-form", HTMLFormElement).addEventListener("submit", async (event) =>
 // --- start -------------------------------------------------------------------
 
 initChat()
-initKeyForm(() => void loadModels())
+initMcp()
+initKeyForm(() => {
+  void loadModels()
+  void loadMcp()
+})
 const initial = location.hash.slice(1)
 selectTab(tabs.includes(initial) ? initial : "search", false)
 void loadModels()
+void loadMcp()

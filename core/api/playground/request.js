@@ -11,11 +11,12 @@ import { apiKey } from "./key.js"
  * @param {string} path
  * @param {unknown} [body]
  * @param {AbortSignal} [signal]
+ * @param {Record<string, string>} [extra] more headers (an Accept the endpoint asks for)
  * @returns {Promise<Response>}
  */
-export const request = (method, path, body, signal) => {
+export const request = (method, path, body, signal, extra) => {
   /** @type {Record<string, string>} */
-  const headers = {}
+  const headers = { ...extra }
   const key = apiKey()
   if (key) headers.Authorization = `Bearer ${key}`
   if (body !== undefined) headers["Content-Type"] = "application/json"

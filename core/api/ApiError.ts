@@ -1,7 +1,8 @@
 /**
  * The one error type the HTTP layer renders. Every failure (bad input, auth,
  * rate limit, backend trouble) becomes an ApiError with a kind; `status` and
- * the two wire renderings (search envelope, OpenAI error body) live here only.
+ * each wire family's rendering (search envelope, OpenAI error body, JSON-RPC,
+ * Tavily's and SearXNG's bodies) live here only.
  */
 import { Schema } from "effect"
 
@@ -206,8 +207,26 @@ export const toMcpErrorBody = (error: ApiError): McpErrorBody => ({
   error: { code: jsonRpcCodeOf(error.kind), message: error.message }
 })
 
-/** Which wire family renders an error: the search envelope, the OpenAI body or a JSON-RPC error (MCP). */
-export type WireFamily = "search" | "chat" | "mcp"
+// ---------------------------------------------------------------------------
+// Tavily family: `{"detail": {"error": "..."}}`, the body Tavily's clients read the message from.
+
+export const TavilyErrorBody = Schema.Struct({
+  detail: Schema.Struct({ error: Schema.String })
+}).annotate({ identifier: "TavilyErrorBody" })
+export type TavilyErrorBody = typeof TavilyErrorBody.Type
+
+export const toTavilyErrorBody = (error: ApiError): TavilyErrorBody => ({ detail: { error: error.message } })
+
+// ---------------------------------------------------------------------------
+// SearXNG family: `{"error": "..."}`, the JSON SearXNG itself answers a bad search with.
+
+export const SearxngErrorBody = Schema.Struct({ error: Schema.String }).annotate({ identifier: "SearxngErrorBody" })
+export type SearxngErrorBody = typeof SearxngErrorBody.Type
+
+export const toSearxngErrorBody = (error: ApiError): SearxngErrorBody => ({ error: error.message })
+
+/** Which wire family renders an error: the search envelope, the OpenAI body, a JSON-RPC error (MCP), Tavily's or SearXNG's body. */
+export type WireFamily = "search" | "chat" | "mcp" | "tavily" | "searxng"
 
 /** The path of a request URL, without its query string. */
 export const pathOfUrl = (url: string): string => {
@@ -217,8 +236,21 @@ export const pathOfUrl = (url: string): string => {
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`)
 
-/** The family of a path: /v1 speaks OpenAI, /mcp JSON-RPC, the rest the search envelope. */
-export const familyOfPath = (path: string): WireFamily => (under(path, "/v1") ? "chat" : under(path, "/mcp") ? "mcp" : "search")
+/** The family of a path: /v1 speaks OpenAI, /mcp JSON-RPC, /tavily and /searxng their peers' bodies, the rest the search envelope. */
+export const familyOfPath = (path: string): WireFamily =>
+  under(path, "/v1") ? "chat" : under(path, "/mcp") ? "mcp" : under(path, "/tavily") ? "tavily" : under(path, "/searxng") ? "searxng" : "search"
 
-export const errorBody = (family: WireFamily, error: ApiError): SearchErrorBody | ChatErrorBody | McpErrorBody =>
-  family === "chat" ? toChatErrorBody(error) : family === "mcp" ? toMcpErrorBody(error) : toSearchErrorBody(error)
+export const errorBody = (family: WireFamily, error: ApiError): SearchErrorBody | ChatErrorBody | McpErrorBody | TavilyErrorBody | SearxngErrorBody => {
+  switch (family) {
+    case "chat":
+      return toChatErrorBody(error)
+    case "mcp":
+      return toMcpErrorBody(error)
+    case "tavily":
+      return toTavilyErrorBody(error)
+    case "searxng":
+      return toSearxngErrorBody(error)
+    default:
+      return toSearchErrorBody(error)
+  }
+}

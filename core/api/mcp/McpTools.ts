@@ -11,7 +11,6 @@ import type { ChatCompletionRequest } from "../../chat/ChatRequest.ts"
 import { toChatRequest } from "../../chat/ChatRequest.ts"
 import { decoderFor } from "../../schema/Decode.ts"
 import { invalid, type InvalidInput } from "../../schema/InvalidInput.ts"
-import { ruledString } from "../../schema/Rules.ts"
 import { FederatedSearch } from "../../search/FederatedSearch.ts"
 import type { SearchBackendError } from "../../search/SearchError.ts"
 import { SearchOptionFields } from "../../search/SearchQuery.ts"
@@ -26,11 +25,33 @@ export type McpToolServices = FederatedSearch | WebFetch | ChatGateway
 
 const ARGUMENTS = "arguments"
 
+/**
+ * Folds the `allOf` parts a checked schema emits (a rule's bounds and a later description) into
+ * their node, so that a client reading only `description` shows the model both the human text
+ * and the rule.
+ */
+const foldAllOf = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(foldAllOf)
+  if (typeof node !== "object" || node === null) return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) out[key] = foldAllOf(value)
+  const parts = out.allOf
+  if (!Array.isArray(parts) || !parts.every((part) => typeof part === "object" && part !== null && !("$ref" in part))) return out
+  delete out.allOf
+  for (const part of parts as Array<Record<string, unknown>>) {
+    for (const [key, value] of Object.entries(part)) {
+      if (key === "description" && typeof out.description === "string") out.description = `${value} (${out.description})`
+      else if (!(key in out)) out[key] = value
+    }
+  }
+  return out
+}
+
 /** A tool's JSON Schema from its Effect Schema: an object root, definitions inlined under $defs. */
 const jsonSchemaOf = (schema: Schema.Top): JsonSchemaObject => {
   const document = Schema.toJsonSchemaDocument(schema)
   const definitions = Object.keys(document.definitions).length === 0 ? {} : { $defs: document.definitions }
-  return { ...document.schema, ...definitions }
+  return foldAllOf({ ...document.schema, ...definitions }) as JsonSchemaObject
 }
 
 const readOnly = (title: string, openWorld: boolean): ToolAnnotations => ({
@@ -243,9 +264,9 @@ const webFetch = (fetcher: WebFetch["Service"]): McpToolSpec<never> => ({
 
 const questionRule = "must be a non-empty question of at most 4000 characters"
 const AnswerArguments = Schema.Struct({
-  question: ruledString(questionRule).check(
-    Schema.makeFilter((s: string) => s.trim().length >= 1 && s.length <= 4000 ? undefined : questionRule)
-  ).annotate({ description: "The question to answer from the web, in natural language." })
+  question: Schema.String.annotate({ message: questionRule, description: `The question to answer from the web, in natural language; ${questionRule}.` }).check(
+    Schema.makeFilter((s: string) => s.trim().length >= 1 && s.length <= 4000 ? undefined : questionRule, { toJsonSchema: () => ({ minLength: 1, maxLength: 4000 }) })
+  )
 })
 
 const AnswerOutput = Schema.Struct({

@@ -4,6 +4,7 @@
  * as an error event, and always `data: [DONE]` at the end; keep-alive
  * comments during silences. ChunkSequencer is the one place that decides
  * what chunks a stream shows; SSE framing is a plain string step after it.
+ * openSse serves every SSE answer of the API; each wire brings its framing (SseWire).
  */
 import { Cause, Duration, Effect, Exit, Pull, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
@@ -150,13 +151,35 @@ const frame = (event: SequencedEvent): string =>
     ? `data: ${JSON.stringify(event.chunk)}\n\n`
     : `data: ${JSON.stringify(toChatErrorBody(event.error))}\n\n`
 
+/**
+ * How one kind of stream writes its events as SSE: chat's chunks here (chatSse), the Responses
+ * API's named events (core/api/responses). openSse does the rest (first-event decision,
+ * keep-alive comments, shutdown) the same for all of them.
+ */
+export interface SseWire<E> {
+  /** One event's SSE text. */
+  readonly frame: (event: E) => string
+  /** The failure an event reports: as the stream's first event, the answer is refused with its status. */
+  readonly failureOf: (event: E) => ApiError | undefined
+  /** The body's last text; `shutDown` when a server shutdown cut the events short. */
+  readonly last: (shutDown: boolean) => string
+}
+
 /** A keep-alive comment's place among the events, before framing. */
 const keepAliveMark = { _tag: "KeepAlive" } as const
-type BodyItem = SequencedEvent | typeof keepAliveMark
+type BodyItem<E> = E | typeof keepAliveMark
 
 /** Why a stream ended at a shutdown (ServerLifecycle.streamsEnd): its last event, or its answer before any chunk. */
-const shuttingDownError = new ApiError({ kind: "unavailable", message: "the server is shutting down; send the request again", param: null, code: "server_shutting_down" })
+export const shuttingDownError = new ApiError({ kind: "unavailable", message: "the server is shutting down; send the request again", param: null, code: "server_shutting_down" })
 const shuttingDown: SequencedEvent = { _tag: "Error", error: shuttingDownError }
+const shutDownEnd = frame(shuttingDown) + DONE_EVENT
+
+/** Chat's stream: chat.completion.chunk events, an error event, then `data: [DONE]`. */
+export const chatSse: SseWire<SequencedEvent> = {
+  frame,
+  failureOf: (event) => (event._tag === "Error" ? event.error : undefined),
+  last: (shutDown) => (shutDown ? shutDownEnd : DONE_EVENT)
+}
 
 /** A chat stream's SSE answer: refused with the status of a failure before any chunk, or open. */
 export type OpenedSse =
@@ -164,7 +187,8 @@ export type OpenedSse =
   | { readonly _tag: "Open"; readonly body: Stream.Stream<Uint8Array> }
 
 /**
- * Opens a chat stream's SSE answer. The answer is decided by the first thing
+ * Opens a stream's SSE answer, its events framed by `wire` (chat's by default;
+ * the Responses API's events name themselves and end without [DONE]). The answer is decided by the first thing
  * the stream gives: a failure before any chunk (an upstream 500, 401 or 429, a
  * refused connection) is refused with its own status instead of 200 and an
  * error event; a first chunk, or a first token slower than `keepAlive` (the
@@ -178,24 +202,29 @@ export type OpenedSse =
  * the body is one pull that frames them: each merge, forked wait, race or
  * stream stage per stream costs CPU on every streamed answer.
  */
-export const openSse = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>, keepAlive: Duration.Input, end: StreamsEnd) {
-  const scope = yield* Scope.make()
-  return yield* openIn(events, Duration.toMillis(Duration.fromInputUnsafe(keepAlive)), end, scope).pipe(
-    Effect.onError(() => Scope.close(scope, Exit.void))
-  )
-})
+export const openSse = <E = SequencedEvent>(
+  events: Stream.Stream<E>,
+  keepAlive: Duration.Input,
+  end: StreamsEnd,
+  wire: SseWire<E> = chatSse as unknown as SseWire<E>
+): Effect.Effect<OpenedSse> =>
+  Effect.flatMap(Scope.make(), (scope) =>
+    openIn(events as Stream.Stream<unknown>, Duration.toMillis(Duration.fromInputUnsafe(keepAlive)), end, scope, wire as SseWire<unknown>).pipe(
+      Effect.onError(() => Scope.close(scope, Exit.void))
+    ))
 
 // Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
-const openIn = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>, keepAliveMs: number, end: StreamsEnd, scope: Scope.Closeable) {
-  const handoff = new EventHandoff<BodyItem>(keepAliveMs, keepAliveMark)
+const openIn = Effect.fnUntraced(function*(events: Stream.Stream<unknown>, keepAliveMs: number, end: StreamsEnd, scope: Scope.Closeable, wire: SseWire<unknown>) {
+  const handoff = new EventHandoff<BodyItem<unknown>>(keepAliveMs, keepAliveMark)
   yield* handoff.start(events, end, scope)
   const first = yield* Pull.catchDone(handoff.take, () => Effect.succeed(undefined))
   const head = first?.[0]
-  if (head?._tag === "Error" || (first === undefined && handoff.shutDown)) {
+  const failure = head === undefined || head === keepAliveMark ? undefined : wire.failureOf(head)
+  if (failure !== undefined || (first === undefined && handoff.shutDown)) {
     yield* Scope.close(scope, Exit.void)
-    return { _tag: "Failed", error: head?._tag === "Error" ? head.error : shuttingDownError } satisfies OpenedSse
+    return { _tag: "Failed", error: failure ?? shuttingDownError } satisfies OpenedSse
   }
-  return { _tag: "Open", body: sseBody(handoff, first, scope) } satisfies OpenedSse
+  return { _tag: "Open", body: sseBody(handoff, first, scope, wire) } satisfies OpenedSse
 })
 
 /**
@@ -203,20 +232,27 @@ const openIn = Effect.fnUntraced(function*(events: Stream.Stream<SequencedEvent>
  * write on the socket, not one per event); at its end the shutdown's error event if there was one,
  * and [DONE]. Closing it closes the stream's scope, which interrupts the events.
  */
-const sseBody = (handoff: EventHandoff<BodyItem>, first: NonEmptyReadonlyArray<BodyItem> | undefined, scope: Scope.Closeable): Stream.Stream<Uint8Array> => {
+const sseBody = <E>(
+  handoff: EventHandoff<BodyItem<E>>,
+  first: NonEmptyReadonlyArray<BodyItem<E>> | undefined,
+  scope: Scope.Closeable,
+  wire: SseWire<E>
+): Stream.Stream<Uint8Array> => {
   let held = first
   let finished = false
-  const framed = (items: ReadonlyArray<BodyItem>): NonEmptyReadonlyArray<Uint8Array> => {
+  const framed = (items: ReadonlyArray<BodyItem<E>>): NonEmptyReadonlyArray<Uint8Array> => {
     let text = ""
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!
-      text += item._tag === "KeepAlive" ? KEEP_ALIVE_EVENT : frame(item)
+      text += item === keepAliveMark ? KEEP_ALIVE_EVENT : wire.frame(item as E)
     }
     return [encoder.encode(text)]
   }
-  const last = (): NonEmptyReadonlyArray<Uint8Array> => {
+  const last = (): Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> => {
     finished = true
-    return [encoder.encode(handoff.shutDown ? frame(shuttingDown) + DONE_EVENT : DONE_EVENT)]
+    const text = wire.last(handoff.shutDown)
+    // A stream whose last event was its own end (the Responses API's) has nothing more to write.
+    return text === "" ? Cause.done() : Effect.succeed([encoder.encode(text)])
   }
   const pull: Pull.Pull<NonEmptyReadonlyArray<Uint8Array>> = Effect.suspend(() => {
     if (held !== undefined) {
@@ -228,7 +264,7 @@ const sseBody = (handoff: EventHandoff<BodyItem>, first: NonEmptyReadonlyArray<B
     return Pull.matchEffect(handoff.take, {
       onSuccess: (items) => Effect.succeed(framed(items)),
       onFailure: Effect.failCause,
-      onDone: () => Effect.succeed(last())
+      onDone: last
     })
   })
   return fromArrayPull(pull, Scope.close(scope, Exit.void))

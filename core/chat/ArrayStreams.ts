@@ -90,6 +90,18 @@ export const withEnd = <A, E, R, E2 = never>(
     return Effect.succeed(next)
   })
 
+/** `first`, then the stream's arrays: a Stream.concat with a first part, without its WeakMap (see withEnd). */
+export const withStart = <A, E, R>(first: NonEmptyReadonlyArray<A>, self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+  Stream.transformPull(self, (pull) => {
+    let started = false
+    const next: Pull.Pull<NonEmptyReadonlyArray<A>, E> = Effect.suspend(() => {
+      if (started) return pull
+      started = true
+      return Effect.succeed(first)
+    })
+    return Effect.succeed(next)
+  })
+
 /**
  * The arrays `pull` gives, as a stream; `close` runs when the stream's scope closes, however the
  * stream ends (done, failed, or stopped early by its reader).

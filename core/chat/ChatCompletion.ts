@@ -139,7 +139,10 @@ export type ChunkChoice = typeof ChunkChoice.Type
 export interface ChatChunk {
   readonly choices: ReadonlyArray<ChunkChoice>
   readonly usage?: Usage | undefined
-  /** Grounded streams: set once, shown on the last chunk before [DONE]. */
+  /**
+   * Grounded streams: on a first chunk without choices once the search before the answer is done
+   * (the report so far), and on the last one (final); chat shows the last on its last chunk before [DONE].
+   */
   readonly search_results?: ReadonlyArray<SearchResultItem> | undefined
   readonly periscope_grounding?: GroundingReport | undefined
 }

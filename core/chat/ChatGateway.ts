@@ -7,7 +7,7 @@
  */
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
 import { spannedIn } from "../store/Spans.ts"
-import { mapArrays, stepArrays, withEnd } from "./ArrayStreams.ts"
+import { mapArrays, stepArrays, withEnd, withStart } from "./ArrayStreams.ts"
 import type { ChatChoice, ChatChunk, ChatResult, ModelInfo, Usage } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
 import { ChatModel } from "./ChatModel.ts"
@@ -16,7 +16,7 @@ import { fanOutComplete, fanOutStream, sumUsage } from "./FanOut.ts"
 import { finishReasonOf } from "./FinishReason.ts"
 import { CitationPass, citeChoices, type GroundingPlan, groundedRequest, planOf, queryOf, reportOf } from "./GroundedAnswer.ts"
 import { defaultGroundingSettings, Grounding, type Retrieval } from "./Grounding.ts"
-import { SourceRegistry } from "./GroundingSources.ts"
+import { searchResultsOf, SourceRegistry } from "./GroundingSources.ts"
 import { type LoopState, loopComplete, loopStream } from "./ServerToolLoop.ts"
 import { type Checks, checksOf, defaultValidationPolicy, feedbackMessages, invalidOutput, type Output, type Problem, problemsOf, type ValidationPolicy } from "./OutputValidation.ts"
 import { applyStops } from "./StopSequences.ts"
@@ -215,14 +215,22 @@ const makeGateway = (
       return plan === undefined ? guarded(request) : Stream.unwrap(Effect.map(prepare(request, plan), groundedStream))
     })
 
-  /** A grounded answer's stream: citations checked and numbered as the chunks pass. */
+  /**
+   * A grounded answer's stream: citations checked and numbered as the chunks pass. A search made
+   * before the model is asked is told first, in a chunk without choices (its sources and report so
+   * far), so that a wire can show the search as done before the answer (the Responses API's
+   * web_search_call); chat's stream shows sources only on its last chunk.
+   */
   const groundedStream = (run: GroundedRun): Stream.Stream<ChatChunk, ChatModelError> => {
-    const pass = new CitationPass(run.registry, (removed) => reportOf(run.plan, run.query, run.registry, run.retrieval, run.loop, removed))
-    return mapArrays(guarded(run.request), (chunks) => {
+    const report = (removed: number) => reportOf(run.plan, run.query, run.registry, run.retrieval, run.loop, removed)
+    const pass = new CitationPass(run.registry, report)
+    const answer = mapArrays(guarded(run.request), (chunks) => {
       const out: Array<ChatChunk> = []
       for (const chunk of chunks) out.push(...pass.push(chunk))
       return out
     }).pipe((chunks) => withEnd(chunks, () => [pass.end()]))
+    if (!run.plan.search) return answer
+    return withStart([{ choices: [], search_results: searchResultsOf(run.registry.sources), periscope_grounding: report(0) }], answer)
   }
 
   return ChatGateway.of({ models: model.models, defaultModel: model.defaultModel, complete, stream })

@@ -193,6 +193,15 @@ export const WebSearchOptions = Schema.Struct({
 }).annotate({ message: "must be an object {search_context_size?, user_location?}" })
 export type WebSearchOptions = typeof WebSearchOptions.Type
 
+/**
+ * What grounding is asked for: the wire's web_search_options, and the domains its search is
+ * kept to, which a wire with such a filter sets (the Responses API's filters.allowed_domains).
+ */
+export interface GroundingOptions extends WebSearchOptions {
+  /** Lower-case host names; a source must be on one of them or a subdomain. Absent or empty: any. */
+  readonly allowed_domains?: ReadonlyArray<string>
+}
+
 const ToolChoice = Schema.Union([
   Schema.Literals(["none", "auto", "required"]),
   Schema.Struct({ type: Schema.Literal("function"), function: Schema.Struct({ name: Schema.String }) })
@@ -300,7 +309,7 @@ export interface GroundingInput {
  * resolved, one `max_tokens` (max_completion_tokens folded in), and only the
  * client's function tools in `tools` (server tools are in `serverTools`).
  */
-export interface ChatRequest extends Omit<ChatCompletionRequest, "messages" | "model" | "max_tokens" | "max_completion_tokens" | "tools" | DefaultedField | "stream"> {
+export interface ChatRequest extends Omit<ChatCompletionRequest, "messages" | "model" | "max_tokens" | "max_completion_tokens" | "tools" | DefaultedField | "stream" | "web_search_options"> {
   readonly messages: ReadonlyArray<ChatMessage>
   readonly model: string
   readonly max_tokens: number
@@ -312,6 +321,7 @@ export interface ChatRequest extends Omit<ChatCompletionRequest, "messages" | "m
   readonly top_k: number
   readonly top_p: number
   readonly tools?: ReadonlyArray<ToolDefinition>
+  readonly web_search_options?: GroundingOptions
   /** Server tools asked for in `tools` ({type: "web_search"} and {type: "web_fetch"}). */
   readonly serverTools?: ReadonlyArray<ServerTool>
   /** Set by the gateway when the request is grounded: the sources the model was given. */

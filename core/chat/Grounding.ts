@@ -16,7 +16,7 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { FederatedSearch, LOCAL_SOURCE } from "../search/FederatedSearch.ts"
 import { StoredPages } from "../search/StoredPages.ts"
 import { WebFetch } from "../search/WebFetch.ts"
-import type { GroundingSource, SearchContextSize, WebSearchOptions } from "./ChatRequest.ts"
+import type { GroundingOptions, GroundingSource, SearchContextSize, WebSearchOptions } from "./ChatRequest.ts"
 import { DEFAULT_FETCH_TOP_PAGES, DEFAULT_MAX_RESULTS, formatSource, selectSources, type SourceHit, type SourceRegistry } from "./GroundingSources.ts"
 
 export interface GroundingSettings {
@@ -64,8 +64,12 @@ const TOOL_RESULTS = 5
 
 export class Grounding extends Context.Service<Grounding, {
   readonly settings: GroundingSettings
-  /** Searches for the query and numbers the chosen sources in `registry`. Never fails. */
-  retrieve(query: string, size: SearchContextSize, options: WebSearchOptions | undefined, registry: SourceRegistry): Effect.Effect<Retrieval>
+  /**
+   * Searches for the query and numbers the chosen sources in `registry`. Never fails.
+   * `allowed_domains` keeps the search to those sites: the query asks for them with `site:`
+   * terms, and hits elsewhere are left out whatever a source made of the terms.
+   */
+  retrieve(query: string, size: SearchContextSize, options: GroundingOptions | undefined, registry: SourceRegistry): Effect.Effect<Retrieval>
   /** The text a web_search call returns to the model (sources numbered in `registry`). */
   webSearch(query: string, registry: SourceRegistry): Effect.Effect<string>
   /** The text a web_fetch call returns to the model; the page is numbered in `registry`. */
@@ -93,6 +97,21 @@ const regionOf = (options: WebSearchOptions | undefined): string | undefined => 
 }
 
 type SearchRequest = Parameters<FederatedSearch["Service"]["web"]>[0]
+
+/** `site:` terms for the domains: several widen the search in the local engine, and providers read the `OR`. */
+const withSites = (query: string, domains: ReadonlyArray<string>): string =>
+  domains.length === 0 ? query : `${query} ${domains.map((d) => `site:${d}`).join(" OR ")}`
+
+/** Whether a page is on one of the (lower-case) domains or a subdomain of one. */
+export const onDomains = (url: string, domains: ReadonlyArray<string>): boolean => {
+  let host: string
+  try {
+    host = new URL(url).hostname.toLowerCase()
+  } catch {
+    return false
+  }
+  return domains.some((domain) => host === domain || host.endsWith(`.${domain}`))
+}
 
 /** A search hit, and whether a live provider listed it (else only the local index did). */
 interface FoundHit extends SourceHit {
@@ -148,19 +167,23 @@ const makeGrounding = (
   const retrieve = Effect.fn("Grounding.retrieve")(function*(
     query: string,
     size: SearchContextSize,
-    options: WebSearchOptions | undefined,
+    options: GroundingOptions | undefined,
     registry: SourceRegistry
   ): Effect.fn.Return<Retrieval> {
     const started = yield* Clock.currentTimeMillis
     const count = settings.maxResults[size]
     const region = regionOf(options)
-    const found = yield* searchHits({ keywords: query.slice(0, MAX_QUERY), num: Math.min(100, count * 2), ...(region === undefined ? {} : { region }) }).pipe(
+    const domains = options?.allowed_domains ?? []
+    // More hits when some may be filtered out: a source that ignores `site:` answers for any site.
+    const num = Math.min(100, count * (domains.length === 0 ? 2 : 4))
+    const found = yield* searchHits({ keywords: withSites(query.slice(0, MAX_QUERY), domains), num, ...(region === undefined ? {} : { region }) }).pipe(
       Effect.timeoutOption(settings.deadlineMs),
       Effect.result
     )
     if (found._tag === "Failure") return { query, size, status: "failed", detail: found.failure.message, pagesRead: 0 }
     if (found.success._tag === "None") return { query, size, status: "timeout", detail: `no search answer within ${settings.deadlineMs} ms`, pagesRead: 0 }
-    const chosen = selectSources(found.success.value, count)
+    const hits = domains.length === 0 ? found.success.value : found.success.value.filter((hit) => onDomains(hit.link, domains))
+    const chosen = selectSources(hits, count)
     if (chosen.length === 0) return { query, size, status: "no_results", pagesRead: 0 }
     const left = settings.deadlineMs - ((yield* Clock.currentTimeMillis) - started)
     const reads = Math.min(settings.fetchTopPages[size], chosen.length)

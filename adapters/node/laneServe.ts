@@ -7,14 +7,23 @@
  * any upstream call) or the stream.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Effect, Exit, type Fiber, Stream } from "effect"
+import { Effect, Exit, type Fiber, Option, Stream } from "effect"
 import { type Answer, SSE_CONTENT_TYPE } from "../../core/api/Answer.ts"
 import type { ExpressLane, LaneRoute } from "../../core/api/ExpressLane.ts"
 
 /** Answers `req`, whose route `lane.routeOf` found, in the lane. */
 export const serveInLane = (lane: ExpressLane, route: LaneRoute, req: IncomingMessage, res: ServerResponse): void => {
   const start = (body: string | undefined) => {
-    const fiber = lane.answer(route, { method: req.method!, url: req.url!, headers: req.headers as Record<string, string | undefined> }, body)
+    const head = {
+      method: req.method!,
+      url: req.url!,
+      headers: req.headers as Record<string, string | undefined>,
+      // Read only by the route that needs it: the socket asks the OS for its peer.
+      get peerAddress() {
+        return Option.fromNullishOr(req.socket.remoteAddress)
+      }
+    }
+    const fiber = lane.answer(route, head, body)
     // 'close' comes once, after the answer too, when interrupting the finished fiber does nothing:
     // a plain listener, not a once wrapper and a removal per request.
     res.on("close", () => fiber.interruptUnsafe())

@@ -1,5 +1,5 @@
 /**
- * The express lane: the hot POST routes of the contract answered without the
+ * The express lane: the hot routes of the contract answered without the
  * HttpApi router, for a server adapter that can take a request before Effect's
  * server sees it (the Node adapter). It pays on webSearch's throughput
  * (test/bench/http.ts prints the lane against the full stack).
@@ -8,9 +8,10 @@
  * telemetry (RequestTelemetry's instrument), the same admission (Admission,
  * with the rule each endpoint is annotated with), the same handlers
  * (makeSearchAnswers, makeChatAnswer) and the same error rendering (Answer).
- * Its routes are the contract's endpoints it has an answer for; every other
- * route and method goes to the full stack. test/api/expressLane.test.ts sends
- * the same requests both ways and compares the answers.
+ * Its routes are the contract's endpoints it has an answer for (POST, and GET
+ * for a route that admits itself); every other route and method goes to the
+ * full stack. test/api/expressLane.test.ts sends the same requests both ways
+ * and compares the answers.
  */
 import { Cause, Context, Effect, Exit, type Fiber } from "effect"
 import { ChatGateway } from "../chat/ChatGateway.ts"
@@ -30,6 +31,15 @@ import { makeSearchAnswers } from "./SearchHandlers.ts"
 /** How a lane route answers an admitted request: from its body's text, its head and who sent it. */
 export type LaneHandler = (body: string, request: RequestHead, principal: Principal) => Effect.Effect<Answer>
 
+/**
+ * A route that admits its requests itself, still through Admission: its credential may be in
+ * the body (Tavily's api_key) or a setting may open it (SearXNG on a private network). From
+ * the body's text (undefined when over the route's limit; "" for a GET) and the head.
+ */
+export interface SelfAdmitted {
+  readonly admitsItself: (body: string | undefined, request: RequestHead) => Effect.Effect<Answer>
+}
+
 /** A route the lane serves: its wire family (for errors), its body limit in bytes and whether admission charges the key's limit. */
 export interface LaneRoute {
   readonly path: string
@@ -37,6 +47,7 @@ export interface LaneRoute {
   readonly limit: number
   readonly charge: boolean
   readonly handle: LaneHandler
+  readonly admitsItself?: SelfAdmitted["admitsItself"] | undefined
 }
 
 export interface ExpressLane {
@@ -62,20 +73,40 @@ const onDefect = (family: WireFamily) => (cause: Cause.Cause<never>): Effect.Eff
     ? Effect.failCause(cause)
     : Effect.as(Effect.logError("request failed", cause), errorAnswer(family, internalError()))
 
-/** The POST endpoints of the contract the lane answers, with their rule from the endpoint's KeyedRoute annotation. */
-const laneRoutes = (answers: Readonly<Record<string, LaneHandler>>): Map<string, LaneRoute> => {
-  const routes = new Map<string, LaneRoute>()
+const refuseUnadmitted: LaneHandler = () => Effect.die(new Error("a self-admitted lane route answers through admitsItself"))
+
+/**
+ * The endpoints of the contract the lane answers, by method and path, with their rule from the
+ * endpoint's KeyedRoute annotation: POST with a body limit, or GET (query string only) for a
+ * route that admits itself.
+ */
+const laneRoutes = (answers: Readonly<Record<string, LaneHandler | SelfAdmitted>>): { readonly post: Map<string, LaneRoute>; readonly get: Map<string, LaneRoute> } => {
+  const post = new Map<string, LaneRoute>()
+  const get = new Map<string, LaneRoute>()
   for (const group of Object.values(PeriscopeApi.groups)) {
     for (const [name, endpoint] of Object.entries(group.endpoints)) {
-      const handle = answers[name]
+      const answer = answers[name]
       const rule = Context.getOrUndefined(endpoint.annotations, KeyedRoute)
-      if (handle === undefined || endpoint.method !== "POST" || rule?.bodyLimit === undefined) continue
-      routes.set(endpoint.path, { path: endpoint.path, family: rule.family, limit: rule.bodyLimit, charge: rule.chargePerRequest !== false, handle })
+      if (answer === undefined || rule === undefined) continue
+      const self = typeof answer === "function" ? undefined : answer.admitsItself
+      const bodied = endpoint.method === "POST" && rule.bodyLimit !== undefined
+      if (!bodied && !(endpoint.method === "GET" && self !== undefined)) continue
+      const route = {
+        path: endpoint.path,
+        family: rule.family,
+        limit: rule.bodyLimit ?? 0,
+        charge: rule.chargePerRequest !== false,
+        handle: typeof answer === "function" ? answer : refuseUnadmitted,
+        admitsItself: self
+      }
+      ;(bodied ? post : get).set(endpoint.path, route)
     }
   }
   // A renamed endpoint, or one that lost its annotation, fails at start, not silently in the slow lane.
-  if (routes.size !== Object.keys(answers).length) throw new Error(`express lane: ${Object.keys(answers).join(", ")} must each be a keyed POST endpoint of the contract`)
-  return routes
+  if (post.size + get.size !== Object.keys(answers).length) {
+    throw new Error(`express lane: ${Object.keys(answers).join(", ")} must each be a keyed POST endpoint of the contract, or a self-admitted GET one`)
+  }
+  return { post, get }
 }
 
 /** Builds the lane over the application's services, in the context it will answer in. */
@@ -103,10 +134,12 @@ export const makeExpressLane = Effect.gen(function*() {
   const answer = (route: LaneRoute, request: RequestHead, body: string | undefined): Fiber.Fiber<Answer> => {
     const refuse = (error: ApiError) => Effect.succeed(errorAnswer(route.family, error))
     const program = Effect.catchCause(
-      Effect.matchEffect(admission.admit({ headers: request.headers, bodyLimit: route.limit, charge: route.charge }), {
-        onFailure: refuse,
-        onSuccess: (principal) => body === undefined ? refuse(bodyTooLarge(route.limit)) : route.handle(body, request, principal)
-      }),
+      route.admitsItself !== undefined
+        ? route.admitsItself(body, request)
+        : Effect.matchEffect(admission.admit({ headers: request.headers, bodyLimit: route.limit, charge: route.charge }), {
+          onFailure: refuse,
+          onSuccess: (principal) => body === undefined ? refuse(bodyTooLarge(route.limit)) : route.handle(body, request, principal)
+        }),
       onDefectOf(route.family)
     )
     // Metrics alone (the default): counted when the fiber ends, with no Effect step around it.
@@ -120,8 +153,10 @@ export const makeExpressLane = Effect.gen(function*() {
     return run(instrument.active ? instrument.around(request, program, answerOps) : program)
   }
 
+  const { post, get } = routes
   return {
-    routeOf: (method, url) => (method === "POST" && url !== undefined ? routes.get(pathOfUrl(url)) : undefined),
+    routeOf: (method, url) =>
+      url === undefined ? undefined : method === "POST" ? post.get(pathOfUrl(url)) : method === "GET" && get.size > 0 ? get.get(pathOfUrl(url)) : undefined,
     answer,
     fork: run
   } satisfies ExpressLane

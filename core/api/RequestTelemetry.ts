@@ -14,7 +14,7 @@
  * Plain code on the hot path: the counts are plain numbers (RequestMetrics), and
  * with metrics alone (no access log, no tracer) nothing else is done per request.
  */
-import { Context, Effect, References, Tracer, type Types } from "effect"
+import { Context, Effect, type Option, References, Tracer, type Types } from "effect"
 import { type Headers, HttpRouter, HttpServerRequest, HttpServerResponse, HttpTraceContext } from "effect/http"
 import { type PrincipalCell, RequestPrincipal } from "../auth/RequestPrincipal.ts"
 import { allowedMethods } from "./Api.ts"
@@ -86,6 +86,8 @@ export interface RequestHead {
   readonly method: string
   readonly url: string
   readonly headers: Readonly<Record<string, string | undefined>>
+  /** The connecting peer's IP address (not a forwarded one), where the server knows it: HttpServerRequest's own field. */
+  readonly peerAddress?: Option.Option<string> | undefined
 }
 
 /** How telemetry reads and marks an answer of type A. */

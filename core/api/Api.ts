@@ -14,6 +14,8 @@ import { fetchErrorSchemas, FetchRequestBody, WebFetchResponse } from "./FetchWi
 import { finishDocument } from "./OpenApiDocument.ts"
 import { CHAT_BODY_LIMIT, MCP_BODY_LIMIT, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
 import { ImageSearchResponse, SearchBody, WebSearchResponse } from "./SearchWire.ts"
+import { ResponseObject, ResponseStreamEvent } from "./responses/ResponseObject.ts"
+import { ResponseCreateRequest } from "./responses/ResponsesRequest.ts"
 
 // Every status each endpoint can answer with (ApiError.statusOf, FetchWire's RENDERING); what each
 // means is in OpenApiDocument. 503 is also the Node server's answer to every request while it drains.
@@ -75,6 +77,29 @@ export class ChatGroup extends HttpApiGroup.make("chat")
   )
   .middleware(Authorization)
   .annotateMerge(OpenApi.annotations({ description: "OpenAI-compatible chat completions and the model list, with OpenAI error bodies" }))
+{}
+
+/** Server-sent events of the Responses API, each named by its type (each event's schema: OpenApiDocument). */
+const ResponseEventStream = Schema.String.annotate({
+  description: "Server-sent events, `event: <type>` and `data: <JSON>` each (schema: x-sse-data), with a sequence_number: " +
+    "response.created, response.in_progress, the output items' events, then response.completed (response.incomplete when " +
+    "max_output_tokens cut the answer, response.failed when it failed). Lines starting with `:` keep the connection alive."
+}).pipe(HttpApiSchema.asText({ contentType: "text/event-stream" }))
+
+export class ResponsesGroup extends HttpApiGroup.make("responses")
+  .add(
+    HttpApiEndpoint.post("createResponse", "/v1/responses", {
+      payload: ResponseCreateRequest,
+      success: [ResponseObject, ResponseEventStream],
+      error: chatErrors
+    }).annotate(KeyedRoute, chatBody).annotateMerge(OpenApi.annotations({
+      summary: "OpenAI's Responses API over the chat gateway: web_search grounds the answer, function tools, text.format, stream:true answers SSE",
+      description: "Nothing is stored (store is false): previous_response_id, background and conversation are refused; send the earlier turns in input. " +
+        "Unlike the other endpoints, a top-level field this document does not name is refused (400 unknown_parameter), as OpenAI's Responses API does."
+    }))
+  )
+  .middleware(Authorization)
+  .annotateMerge(OpenApi.annotations({ description: "OpenAI's Responses API (responses.create, responses.stream), with OpenAI error bodies" }))
 {}
 
 const mcpStatuses = (statuses: ReadonlyArray<number>) => statuses.map((status) => McpErrorBody.pipe(HttpApiSchema.status(status)))
@@ -148,20 +173,22 @@ export class HealthGroup extends HttpApiGroup.make("health").annotateMerge(OpenA
 export class PeriscopeApi extends HttpApi.make("periscope")
   .add(SearchGroup)
   .add(ChatGroup)
+  .add(ResponsesGroup)
   .add(McpGroup)
   .add(MetaGroup)
   .add(HealthGroup)
   .annotateMerge(OpenApi.annotations({
     title: "Periscope",
     version: "0.1.0",
-    description: "Web search, image search, web fetch and OpenAI-compatible chat completions for AI agents. " +
-      "Request bodies are open: fields this document does not name are ignored, as OpenAI's API does.",
+    description: "Web search, image search, web fetch, OpenAI-compatible chat completions and OpenAI's Responses API for AI agents. " +
+      "Request bodies are open: fields this document does not name are ignored, as OpenAI's API does " +
+      "(but /v1/responses, which refuses them as OpenAI's Responses API does).",
     license: { name: "MIT", identifier: "MIT" },
     // Relative: resolved against wherever this document was fetched from, so one document serves every host and adapter.
     servers: [{ url: "/", description: "The server that served this document" }],
     transform: finishDocument
   }))
-  .annotate(HttpApi.AdditionalSchemas, [ChatCompletionChunk])
+  .annotate(HttpApi.AdditionalSchemas, [ChatCompletionChunk, ResponseStreamEvent])
 {}
 
 /** Paths of the contract and the methods each accepts, for 405 answers. */

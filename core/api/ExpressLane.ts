@@ -22,6 +22,7 @@ import { type Answer, answerStatus, errorAnswer, withHeader } from "./Answer.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { type ApiError, pathOfUrl, type WireFamily } from "./ApiError.ts"
 import { makeChatAnswer } from "./ChatHandlers.ts"
+import { makeResponsesAnswer } from "./responses/ResponsesHandlers.ts"
 import { McpEndpoint } from "./mcp/McpEndpoint.ts"
 import { internalError } from "./DomainErrors.ts"
 import { bodyTooLarge } from "./JsonBody.ts"
@@ -122,6 +123,7 @@ export const makeExpressLane = Effect.gen(function*() {
     webSearch: search.web,
     imageSearch: search.images,
     completions: makeChatAnswer(yield* ChatGateway),
+    createResponse: makeResponsesAnswer(yield* ChatGateway),
     mcp: (body, request, principal) => mcp.answerHttp(body, request, principal, admission.charge(principal))
   })
   const defectHandlers = new Map<WireFamily, ReturnType<typeof onDefect>>()

@@ -26,6 +26,7 @@ import { HealthHandlers, MetaHandlers } from "./MetaHandlers.ts"
 import { MetricsRoute } from "./MetricsRoute.ts"
 import { PlaygroundRoutes } from "./Playground.ts"
 import { RequestTelemetry } from "./RequestTelemetry.ts"
+import { ResponsesHandlers } from "./responses/ResponsesHandlers.ts"
 import { SearchHandlers } from "./SearchHandlers.ts"
 
 /** Everything the routes and the embed library need: the search services (local and federated), webFetch, the chat gateway, keys, limits and the admission over them, the MCP server. */
@@ -36,7 +37,7 @@ export const PeriscopeRoutes = Layer.mergeAll(
   RequestTelemetry,
   MetricsRoute,
   HttpApiBuilder.layer(PeriscopeApi).pipe(
-    Layer.provide([SearchHandlers, ChatHandlers, McpHandlers, MetaHandlers, HealthHandlers]),
+    Layer.provide([SearchHandlers, ChatHandlers, ResponsesHandlers, McpHandlers, MetaHandlers, HealthHandlers]),
     Layer.provide(Authorization.layer)
   ),
   PlaygroundRoutes,

@@ -3,8 +3,10 @@
  * contract, applied as the API's OpenApi transform:
  * - request bodies as open as the decoder: it ignores unknown keys (as OpenAI
  *   does), so no request schema says `additionalProperties: false` (the
- *   generator closes every object). Responses stay closed: they are exactly
- *   what we send, and the tests check every answer against them;
+ *   generator closes every object); the Responses API's request stays closed,
+ *   as its decoder refuses unknown fields, but for its input items. Responses
+ *   stay closed: they are exactly what we send, and the tests check every
+ *   answer against them;
  * - a description for each status and the headers an error carries;
  * - the event stream of `stream: true`: one event's `data` schema (a
  *   chat.completion.chunk, or an error object after a failure) under an `x-`
@@ -79,9 +81,18 @@ const describeResponses = (operation: Json, path: string): void => {
   }
 }
 
-const describeEventStream = (operation: Json): void => {
+/** The Responses API's request: closed as its decoder is (unknown fields refused), but for what a client echoes back. */
+const RESPONSES_PATH = "/v1/responses"
+
+const describeEventStream = (operation: Json, path: string): void => {
   const media: Json | undefined = operation.responses?.["200"]?.content?.["text/event-stream"]
   if (media === undefined) return
+  if (path === RESPONSES_PATH) {
+    media[SSE_DATA_EXTENSION] = ref("ResponseStreamEvent")
+    operation.responses["200"].description =
+      "A response (application/json); with stream: true, server-sent events (text/event-stream) named by their type, each with a sequence_number"
+    return
+  }
   media[SSE_DATA_EXTENSION] = { anyOf: [ref("ChatCompletionChunk"), ref("OpenAIErrorBody")] }
   media[SSE_END_EXTENSION] = "[DONE]"
   operation.responses["200"].description =
@@ -95,9 +106,13 @@ export const finishDocument = (spec: Json): Json => {
   for (const [path, item] of Object.entries(spec.paths ?? {}) as Array<[string, Json]>) {
     for (const operation of Object.values(item) as Array<Json>) {
       if (typeof operation !== "object" || operation === null || operation.responses === undefined) continue
-      open(operation.requestBody, components, seen)
+      if (path === RESPONSES_PATH) {
+        // Input items are read open (a client sends an earlier answer's items back whole), as is stream_options.
+        open(components.ResponseInputItem, components, seen)
+        open(components.ResponseCreateRequest?.properties?.stream_options, components, seen)
+      } else open(operation.requestBody, components, seen)
       describeResponses(operation, path)
-      describeEventStream(operation)
+      describeEventStream(operation, path)
     }
   }
   const bearer: Json | undefined = spec.components?.securitySchemes?.bearer

@@ -111,8 +111,9 @@ describe("the document", () => {
       "operation-4xx-response #/paths/~1healthz/get/responses",
       "operation-4xx-response #/paths/~1readyz/get/responses",
       "operation-4xx-response #/paths/~1version/get/responses",
-      // Used by the event stream's x-sse-data extension, which linters do not follow (OpenAPI 3.1 has no field for an event's schema).
-      "no-unused-components #/components/schemas/ChatCompletionChunk"
+      // Used by the event streams' x-sse-data extension, which linters do not follow (OpenAPI 3.1 has no field for an event's schema).
+      "no-unused-components #/components/schemas/ChatCompletionChunk",
+      "no-unused-components #/components/schemas/ResponseStreamEvent"
     ].sort())
   })
 
@@ -135,6 +136,7 @@ describe("the document", () => {
     expect(statuses("/api/search/imageSearch", "post")).toEqual(search)
     expect(statuses("/api/search/webFetch", "post")).toEqual([...search, "403"].sort())
     expect(statuses("/v1/chat/completions", "post")).toEqual([...search, "404"].sort())
+    expect(statuses("/v1/responses", "post")).toEqual([...search, "404"].sort())
     expect(statuses("/v1/models", "get")).toEqual(["200", "401", "429", "500", "503"])
     expect(statuses("/openapi.json", "get")).toEqual(["200", "401", "429", "500", "503"])
     for (const probe of ["/healthz", "/version", "/readyz"]) expect(statuses(probe, "get")).toEqual(["200", "503"])
@@ -151,8 +153,12 @@ describe("the document", () => {
     for (const name of requestSchemas) expect(JSON.stringify(doc.components.schemas[name]), name).not.toContain("additionalProperties\":false")
     for (const { path, op } of operations()) {
       const schema = op.requestBody?.content?.["application/json"]?.schema
-      if (schema !== undefined) expect(requestSchemas, path).toContain(schema.$ref?.split("/").pop())
+      if (schema !== undefined && path !== "/v1/responses") expect(requestSchemas, path).toContain(schema.$ref?.split("/").pop())
     }
+    // The Responses API refuses unknown fields, as OpenAI's does (test/wires/responsesBadInputs.test.ts), but for the input items a client echoes back.
+    expect(doc.paths["/v1/responses"].post.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/ResponseCreateRequest")
+    expect(doc.components.schemas.ResponseCreateRequest.additionalProperties).toBe(false)
+    expect(JSON.stringify(doc.components.schemas.ResponseInputItem)).not.toContain("additionalProperties\":false")
     expect(doc.components.schemas.ChatCompletionResponse.additionalProperties).toBe(false)
   })
 

@@ -148,7 +148,7 @@ const format = typedDecoder<Format>({
 })
 
 const verbosity = nullable(Schema.Literals(["low", "medium", "high"]), "must be low, medium, high or null")
-const TextConfigShape = Schema.Struct({ format: optionalKey(Schema.Unknown), verbosity })
+const TextConfigShape = Schema.Struct({ format: optionalKey(Schema.Unknown), verbosity }).annotate({ message: "must be an object {format?, verbosity?} or null" })
 export interface TextConfig {
   readonly format?: Format
   readonly verbosity?: "low" | "medium" | "high" | null
@@ -249,13 +249,14 @@ const refusal = (param: string, message: string, code: string): ApiError =>
   new ApiError({ kind: "invalid_request", message: `${param}: ${message}`, param, code })
 
 const UNKNOWN_KEY = "is not a known key"
+/** How the schema names a key no member of a union declares. */
+const EXCESS_KEY = "must be no excess property"
 
 /** A 400 for a body that broke a rule; an unknown key is `unknown_parameter`, as OpenAI's API says. */
 const invalidBody = (error: InvalidInput): ApiError => {
-  const api = fromInvalidInput(error)
-  return error.rule.startsWith(UNKNOWN_KEY)
-    ? new ApiError({ kind: "invalid_request", message: api.message.replace(UNKNOWN_KEY, "is not a known parameter"), param: api.param ?? null, code: "unknown_parameter" })
-    : api
+  if (!error.rule.startsWith(UNKNOWN_KEY) && error.rule !== EXCESS_KEY) return fromInvalidInput(error)
+  const suggestion = error.rule.startsWith(UNKNOWN_KEY) ? error.rule.slice(UNKNOWN_KEY.length) : ""
+  return refusal(error.path, `is not a known parameter${suggestion}`, "unknown_parameter")
 }
 
 /** The first top-level name the API does not have. */

@@ -8,10 +8,13 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "
 import { ChatCompletionChunk, ChatCompletionResponse, ModelList } from "../chat/ChatCompletion.ts"
 import { ChatCompletionRequest } from "../chat/ChatRequest.ts"
 import { KeyedRoute } from "./Admission.ts"
-import { ChatErrorBody, McpErrorBody, SearchErrorBody } from "./ApiError.ts"
+import { ChatErrorBody, McpErrorBody, SearchErrorBody, SearxngErrorBody, TavilyErrorBody } from "./ApiError.ts"
 import { Authorization } from "./Authorization.ts"
 import { fetchErrorSchemas, FetchRequestBody, WebFetchResponse } from "./FetchWire.ts"
 import { finishDocument } from "./OpenApiDocument.ts"
+import { OwnAdmission } from "./OwnAdmission.ts"
+import { SEARXNG_BODY_LIMIT, SearxngParams, SearxngResponse } from "./searxng/SearxngWire.ts"
+import { TAVILY_BODY_LIMIT, TavilyExtractRequest, TavilyExtractResponse, TavilySearchRequest, TavilySearchResponse } from "./tavily/TavilyWire.ts"
 import { CHAT_BODY_LIMIT, MCP_BODY_LIMIT, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
 import { ImageSearchResponse, SearchBody, WebSearchResponse } from "./SearchWire.ts"
 import { ResponseObject, ResponseStreamEvent } from "./responses/ResponseObject.ts"
@@ -136,6 +139,73 @@ export class McpGroup extends HttpApiGroup.make("mcp")
   .annotateMerge(OpenApi.annotations({ description: "The Model Context Protocol for agents, with JSON-RPC error bodies" }))
 {}
 
+const tavilyStatuses = (statuses: ReadonlyArray<number>) => statuses.map((status) => TavilyErrorBody.pipe(HttpApiSchema.status(status)))
+const tavilyBody = KeyedRoute.of({ family: "tavily", bodyLimit: TAVILY_BODY_LIMIT })
+
+export class TavilyGroup extends HttpApiGroup.make("tavily")
+  .add(
+    HttpApiEndpoint.post("tavilySearch", "/tavily/search", {
+      payload: TavilySearchRequest,
+      success: TavilySearchResponse,
+      error: tavilyStatuses([400, 401, 413, 415, 429, 500, 502, 503, 504])
+    }).annotate(KeyedRoute, tavilyBody).annotateMerge(OpenApi.annotations({
+      summary: "Tavily-compatible search: results with snippets or page passages, raw page content, an answer, images",
+      description: "The key as Authorization: Bearer, or as api_key in the body (older Tavily clients)."
+    })),
+    HttpApiEndpoint.post("tavilyExtract", "/tavily/extract", {
+      payload: TavilyExtractRequest,
+      success: TavilyExtractResponse,
+      error: tavilyStatuses([400, 401, 413, 415, 429, 500, 503])
+    }).annotate(KeyedRoute, tavilyBody).annotateMerge(OpenApi.annotations({
+      summary: "Tavily-compatible extract: pages' main content; a page that cannot be read is listed in failed_results",
+      description: "The key as Authorization: Bearer, or as api_key in the body (older Tavily clients)."
+    }))
+  )
+  .middleware(OwnAdmission)
+  .annotateMerge(OpenApi.annotations({ description: "Tavily's API for its clients (@tavily/core, tavily-python, LangChain): set the client's base URL to <server>/tavily. Errors as {\"detail\": {\"error\"}}" }))
+{}
+
+const searxngStatuses = (statuses: ReadonlyArray<number>) => statuses.map((status) => SearxngErrorBody.pipe(HttpApiSchema.status(status)))
+const searxngErrors = searxngStatuses([400, 401, 429, 500, 502, 503, 504])
+
+/** SearXNG's parameters as the document's query parameters (the handler reads them itself: its errors are SearXNG's). */
+const searxngParameters = (() => {
+  const document = Schema.toJsonSchemaDocument(SearxngParams)
+  type Params = { readonly properties?: Record<string, Record<string, unknown>>; readonly required?: ReadonlyArray<string> }
+  const schema = (document.definitions["SearxngSearchParameters"] ?? document.schema) as Params
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: "query",
+    required: schema.required?.includes(name) === true,
+    ...(typeof property.description === "string" ? { description: property.description } : {}),
+    schema: property
+  }))
+})()
+
+export class SearxngGroup extends HttpApiGroup.make("searxng")
+  .add(
+    HttpApiEndpoint.get("searxngSearch", "/searxng/search", {
+      success: SearxngResponse,
+      error: searxngErrors
+    }).annotate(KeyedRoute, KeyedRoute.of({ family: "searxng", bodyLimit: undefined })).annotateMerge(OpenApi.annotations({
+      summary: "SearXNG-compatible search (format=json): the parameters in the query string",
+      override: { parameters: searxngParameters }
+    })),
+    HttpApiEndpoint.post("searxngSearchForm", "/searxng/search", {
+      payload: SearxngParams.pipe(HttpApiSchema.asFormUrlEncoded()),
+      success: SearxngResponse,
+      error: searxngStatuses([400, 401, 413, 415, 429, 500, 502, 503, 504])
+    }).annotate(KeyedRoute, KeyedRoute.of({ family: "searxng", bodyLimit: SEARXNG_BODY_LIMIT })).annotateMerge(OpenApi.annotations({
+      summary: "SearXNG-compatible search (format=json): the parameters as a form"
+    }))
+  )
+  .middleware(OwnAdmission)
+  .annotateMerge(OpenApi.annotations({
+    description: "SearXNG's search API for its callers (Open WebUI, LangChain): use <server>/searxng/search as the instance's search URL. " +
+      "The key as Authorization: Bearer, or none from a private network when searxng.openOnPrivateNetwork is on. Errors as {\"error\"}"
+  }))
+{}
+
 export class MetaGroup extends HttpApiGroup.make("meta")
   .add(
     HttpApiEndpoint.get("openapi", "/openapi.json", {
@@ -175,14 +245,17 @@ export class PeriscopeApi extends HttpApi.make("periscope")
   .add(ChatGroup)
   .add(ResponsesGroup)
   .add(McpGroup)
+  .add(TavilyGroup)
+  .add(SearxngGroup)
   .add(MetaGroup)
   .add(HealthGroup)
   .annotateMerge(OpenApi.annotations({
     title: "Periscope",
     version: "0.1.0",
-    description: "Web search, image search, web fetch, OpenAI-compatible chat completions and OpenAI's Responses API for AI agents. " +
+    description: "Web search, image search, web fetch, OpenAI-compatible chat completions and OpenAI's Responses API for AI agents, " +
+      "and the Tavily and SearXNG APIs their clients already speak. " +
       "Request bodies are open: fields this document does not name are ignored, as OpenAI's API does " +
-      "(but /v1/responses, which refuses them as OpenAI's Responses API does).",
+      "(but /v1/responses, which refuses them as OpenAI's Responses API does, and /tavily and /searxng, which refuse them by name).",
     license: { name: "MIT", identifier: "MIT" },
     // Relative: resolved against wherever this document was fetched from, so one document serves every host and adapter.
     servers: [{ url: "/", description: "The server that served this document" }],

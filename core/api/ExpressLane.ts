@@ -28,6 +28,8 @@ import { internalError } from "./DomainErrors.ts"
 import { bodyTooLarge } from "./JsonBody.ts"
 import { type AnswerOps, makeRequestInstrument, type RequestHead } from "./RequestTelemetry.ts"
 import { makeSearchAnswers } from "./SearchHandlers.ts"
+import { makeSearxngRoute } from "./searxng/SearxngEndpoint.ts"
+import { makeTavilyRoutes } from "./tavily/TavilyEndpoint.ts"
 
 /** How a lane route answers an admitted request: from its body's text, its head and who sent it. */
 export type LaneHandler = (body: string, request: RequestHead, principal: Principal) => Effect.Effect<Answer>
@@ -119,12 +121,18 @@ export const makeExpressLane = Effect.gen(function*() {
   const run = Effect.runForkWith(context)
   // Keyed by the contract's endpoint names: a renamed endpoint fails the lane's test, not silently.
   const mcp = yield* McpEndpoint
+  const tavily = yield* makeTavilyRoutes
+  const searxng = yield* makeSearxngRoute
   const routes = laneRoutes({
     webSearch: search.web,
     imageSearch: search.images,
     completions: makeChatAnswer(yield* ChatGateway),
     createResponse: makeResponsesAnswer(yield* ChatGateway),
-    mcp: (body, request, principal) => mcp.answerHttp(body, request, principal, admission.charge(principal))
+    mcp: (body, request, principal) => mcp.answerHttp(body, request, principal, admission.charge(principal)),
+    tavilySearch: tavily.search,
+    tavilyExtract: tavily.extract,
+    searxngSearch: searxng,
+    searxngSearchForm: searxng
   })
   const defectHandlers = new Map<WireFamily, ReturnType<typeof onDefect>>()
   const onDefectOf = (family: WireFamily) => {

@@ -24,10 +24,13 @@ import { McpHandlers } from "./McpHandlers.ts"
 import type { McpEndpoint } from "./mcp/McpEndpoint.ts"
 import { HealthHandlers, MetaHandlers } from "./MetaHandlers.ts"
 import { MetricsRoute } from "./MetricsRoute.ts"
+import { OwnAdmission } from "./OwnAdmission.ts"
 import { PlaygroundRoutes } from "./Playground.ts"
 import { RequestTelemetry } from "./RequestTelemetry.ts"
 import { ResponsesHandlers } from "./responses/ResponsesHandlers.ts"
 import { SearchHandlers } from "./SearchHandlers.ts"
+import { SearxngHandlers } from "./searxng/SearxngHandlers.ts"
+import { TavilyHandlers } from "./tavily/TavilyHandlers.ts"
 
 /** Everything the routes and the embed library need: the search services (local and federated), webFetch, the chat gateway, keys, limits and the admission over them, the MCP server. */
 export type AppServices = WebSearch | ImageSearch | FederatedSearch | ChatGateway | ApiKeys | RateLimits | Admission | McpEndpoint | WebFetch | Readiness
@@ -37,8 +40,8 @@ export const PeriscopeRoutes = Layer.mergeAll(
   RequestTelemetry,
   MetricsRoute,
   HttpApiBuilder.layer(PeriscopeApi).pipe(
-    Layer.provide([SearchHandlers, ChatHandlers, ResponsesHandlers, McpHandlers, MetaHandlers, HealthHandlers]),
-    Layer.provide(Authorization.layer)
+    Layer.provide([SearchHandlers, ChatHandlers, ResponsesHandlers, McpHandlers, TavilyHandlers, SearxngHandlers, MetaHandlers, HealthHandlers]),
+    Layer.provide([Authorization.layer, OwnAdmission.layer])
   ),
   PlaygroundRoutes,
   ErrorBoundary

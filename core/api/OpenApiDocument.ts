@@ -3,8 +3,9 @@
  * contract, applied as the API's OpenApi transform:
  * - request bodies as open as the decoder: it ignores unknown keys (as OpenAI
  *   does), so no request schema says `additionalProperties: false` (the
- *   generator closes every object); the Responses API's request stays closed,
- *   as its decoder refuses unknown fields, but for its input items. Responses
+ *   generator closes every object); the Responses API's, Tavily's and
+ *   SearXNG's requests stay closed, as their decoders refuse unknown fields
+ *   (the Responses API's but for its input items). Responses
  *   stay closed: they are exactly what we send, and the tests check every
  *   answer against them;
  * - a description for each status and the headers an error carries;
@@ -27,7 +28,7 @@ const STATUS_TEXT: Record<string, string> = {
   "400": "Invalid request: the body is not JSON or breaks a rule; the message names the field and the rule",
   "401": "Missing or unknown API key (send Authorization: Bearer <key>)",
   "404": "The model is not one this service answers for (see /v1/models)",
-  "413": "The request body is over the limit (1 MiB for search, 16 MiB for chat)",
+  "413": "The request body is over the limit (1 MiB for search, 16 MiB for chat, 256 KiB for Tavily's, 64 KiB for SearXNG's form)",
   "415": "Content-Type is not application/json",
   "429": "Rate limited (the key's limit; for chat also the upstream's); Retry-After says when to try again",
   "500": "Internal error; the failure was logged, no detail is sent",
@@ -42,6 +43,15 @@ const WEB_FETCH_TEXT: Record<string, string> = {
   "415": "Content-Type is not application/json, or the page's content type cannot be read",
   "502": "The site answered with an error status, or the fetch failed",
   "504": "The site did not answer in time"
+}
+/** SearXNG's POST takes its form, not JSON; its 401 also comes when the private-network setting does not open it to the caller. */
+const SEARXNG_TEXT: Record<string, string> = {
+  "401": "Missing or unknown API key (send Authorization: Bearer <key>; no key is needed from a private network when searxng.openOnPrivateNetwork is on)",
+  "415": "Content-Type is not application/x-www-form-urlencoded"
+}
+/** Tavily's clients may send the key in the body. */
+const TAVILY_TEXT: Record<string, string> = {
+  "401": "Missing or unknown API key (send Authorization: Bearer <key>, or api_key in the body)"
 }
 const SHUTTING_DOWN = "the server is shutting down (the Node server answers every new request so while it drains)"
 
@@ -74,7 +84,8 @@ const describeResponses = (operation: Json, path: string): void => {
     if (status.startsWith("2")) continue
     const text = health && status === "503"
       ? (path === "/readyz" ? `Not ready: a check failed (the body lists each check), or ${SHUTTING_DOWN}` : `Unavailable: ${SHUTTING_DOWN}`)
-      : (path === "/api/search/webFetch" ? WEB_FETCH_TEXT[status] : undefined) ?? STATUS_TEXT[status]
+      : (path === "/api/search/webFetch" ? WEB_FETCH_TEXT : path.startsWith("/searxng/") ? SEARXNG_TEXT : path.startsWith("/tavily/") ? TAVILY_TEXT : {})[status] ??
+        STATUS_TEXT[status]
     if (text !== undefined) response.description = text
     if (status === "401") response.headers = { ...response.headers, "WWW-Authenticate": { ...WWW_AUTHENTICATE, required: true } }
     if (status === "429" || status === "503") response.headers = { ...response.headers, "Retry-After": { ...RETRY_AFTER, required: false } }
@@ -83,6 +94,8 @@ const describeResponses = (operation: Json, path: string): void => {
 
 /** The Responses API's request: closed as its decoder is (unknown fields refused), but for what a client echoes back. */
 const RESPONSES_PATH = "/v1/responses"
+/** Tavily's and SearXNG's wires refuse unknown fields (a misspelt option would change the answer unseen): their requests stay closed. */
+const CLOSED_REQUESTS = ["/tavily/", "/searxng/"]
 
 const describeEventStream = (operation: Json, path: string): void => {
   const media: Json | undefined = operation.responses?.["200"]?.content?.["text/event-stream"]
@@ -110,7 +123,7 @@ export const finishDocument = (spec: Json): Json => {
         // Input items are read open (a client sends an earlier answer's items back whole), as is stream_options.
         open(components.ResponseInputItem, components, seen)
         open(components.ResponseCreateRequest?.properties?.stream_options, components, seen)
-      } else open(operation.requestBody, components, seen)
+      } else if (!CLOSED_REQUESTS.some((prefix) => path.startsWith(prefix))) open(operation.requestBody, components, seen)
       describeResponses(operation, path)
       describeEventStream(operation, path)
     }

@@ -9,6 +9,7 @@ import type { HttpClient } from "effect/http"
 import { Admission } from "../api/Admission.ts"
 import type { AppServices } from "../api/HttpApp.ts"
 import { McpEndpoint } from "../api/mcp/McpEndpoint.ts"
+import { searxngOptionsLayer } from "../api/searxng/SearxngOptions.ts"
 import { ServerOptions } from "../api/ServerOptions.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { KeyRecord } from "../auth/KeyRecord.ts"
@@ -71,6 +72,8 @@ export const appLayer = (
     Admission.layer.pipe(Layer.provideMerge(Layer.merge(tracing ? tracedApiKeys(ApiKeys.layer(keys)) : ApiKeys.layer(keys), state.rateLimits))),
     // /metrics, /readyz, access logs and OTLP traces (README: Observability).
     observabilityLayer(settings).pipe(Layer.provide([state.sharedStore, indexStatus])),
-    Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) })
+    Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) }),
+    // /searxng/search without a key from a private network: off unless the config file opens it (a warning at start).
+    searxngOptionsLayer({ openOnPrivateNetwork: settings.file.searxng?.openOnPrivateNetwork ?? false, openRequestsPerMinute: settings.rateLimitPerMinute })
   )
 }

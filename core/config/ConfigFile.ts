@@ -11,6 +11,7 @@ import { FetchConfig } from "./FetchConfig.ts"
 import { McpConfig } from "./McpConfig.ts"
 import { ObservabilityConfig } from "./ObservabilityConfig.ts"
 import { OpenSearchConfig } from "./OpenSearchConfig.ts"
+import { SearxngConfig } from "./SearxngConfig.ts"
 import { StoreConfig } from "./StoreConfig.ts"
 
 const optionalKey = Schema.optionalKey
@@ -111,6 +112,8 @@ export const ConfigFile = Schema.Struct({
   /** webFetch: address policy, limits, page cache (README: Fetch a page). */
   fetch: optionalKey(FetchConfig),
   /** MCP at /mcp: browser origins allowed besides the server's own address (docs/mcp.md). */
-  mcp: optionalKey(McpConfig)
+  mcp: optionalKey(McpConfig),
+  /** The SearXNG-compatible /searxng/search: whether a private network may call it without a key (docs/searxng.md). */
+  searxng: optionalKey(SearxngConfig)
 }).annotate({ message: "must be a JSON object" })
 export type ConfigFile = typeof ConfigFile.Type

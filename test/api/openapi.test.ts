@@ -142,7 +142,7 @@ describe("the document", () => {
     for (const probe of ["/healthz", "/version", "/readyz"]) expect(statuses(probe, "get")).toEqual(["200", "503"])
     for (const { path, op } of operations()) {
       for (const [status, response] of Object.entries(op.responses as Json)) {
-        expect(response.description, `${path} ${status}`).not.toMatch(/^(SearchErrorEnvelope|OpenAIErrorBody)$/)
+        expect(response.description, `${path} ${status}`).not.toMatch(/^(SearchErrorEnvelope|OpenAIErrorBody|TavilyErrorBody|SearxngErrorBody)$/)
         if (status === "429") expect(response.headers?.["Retry-After"], path).toBeDefined()
       }
     }
@@ -153,12 +153,14 @@ describe("the document", () => {
     for (const name of requestSchemas) expect(JSON.stringify(doc.components.schemas[name]), name).not.toContain("additionalProperties\":false")
     for (const { path, op } of operations()) {
       const schema = op.requestBody?.content?.["application/json"]?.schema
-      if (schema !== undefined && path !== "/v1/responses") expect(requestSchemas, path).toContain(schema.$ref?.split("/").pop())
+      if (schema !== undefined && path !== "/v1/responses" && !path.startsWith("/tavily/")) expect(requestSchemas, path).toContain(schema.$ref?.split("/").pop())
     }
     // The Responses API refuses unknown fields, as OpenAI's does (test/wires/responsesBadInputs.test.ts), but for the input items a client echoes back.
     expect(doc.paths["/v1/responses"].post.requestBody.content["application/json"].schema.$ref).toBe("#/components/schemas/ResponseCreateRequest")
     expect(doc.components.schemas.ResponseCreateRequest.additionalProperties).toBe(false)
     expect(JSON.stringify(doc.components.schemas.ResponseInputItem)).not.toContain("additionalProperties\":false")
+    // Tavily's and SearXNG's wires refuse unknown fields too (test/wires/badInputs.test.ts).
+    for (const name of ["TavilySearchRequest", "TavilyExtractRequest", "SearxngSearchParameters"]) expect(doc.components.schemas[name]?.additionalProperties, name).toBe(false)
     expect(doc.components.schemas.ChatCompletionResponse.additionalProperties).toBe(false)
   })
 

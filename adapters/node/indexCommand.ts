@@ -18,6 +18,12 @@
  * snapshotFile.ts) is replaced, not extended, by the first run unless
  * `keepStarter`.
  *
+ * One run at a time per snapshot: a run holds `<snapshot>.lock` (fileLock.ts) from
+ * reading the old snapshot to writing the new one, and a second run on the same file
+ * fails at once naming the first (two runs would each write their own documents over
+ * the other's). Under the lock, the temporary files of killed runs are removed and
+ * named in the summary.
+ *
  * `workers` > 1 extracts pages on that many worker threads (extractPool.ts),
  * the build fed in the sources' order: the same snapshot bytes as one thread.
  * The pool lives as long as the run; an interrupt terminates its threads.
@@ -31,7 +37,8 @@ import { type IndexProgress, type IndexRunResult, type ProgressView, runIndex, s
 import { type BulkOptions, type BulkReport, bulkLoad, countDocuments, deleteIndex } from "../../core/backends/search/OpenSearchBulk.ts"
 import type { OpenSearchConnection, OpenSearchError } from "../../core/backends/search/OpenSearchConnection.ts"
 import { extractPool } from "./extractPool.ts"
-import { isStarterSnapshot, loadSnapshotFile, markStarterSnapshot, writeSnapshotFile } from "./snapshotFile.ts"
+import { withFileLock } from "./fileLock.ts"
+import { isStarterSnapshot, type LeftOverFile, loadSnapshotFile, markStarterSnapshot, removeLeftOverTemporaries, writeSnapshotFile } from "./snapshotFile.ts"
 
 export { type IndexProgress, type ProgressView, silentProgress }
 
@@ -130,6 +137,8 @@ export interface IndexSummary extends Omit<IndexRunResult, "index" | "bytes"> {
   readonly replacedStarter: boolean
   /** Why nothing was written (the old snapshot is as it was); undefined when the snapshot was written. */
   readonly notWritten: string | undefined
+  /** Temporary files of killed runs on this snapshot, removed before this one began. */
+  readonly removedTemporaries: ReadonlyArray<LeftOverFile>
 }
 
 /**
@@ -193,6 +202,14 @@ const refusal = (
  * A run that would leave less than it found writes nothing and says why in `notWritten`.
  */
 export const indexSnapshot = Effect.fn("indexSnapshot")(function*(options: IndexRunOptions) {
+  return yield* withFileLock(options.out, { purpose: "periscope index", waitMs: 0 }, indexLocked(options)).pipe(
+    Effect.catchTag("FileLockError", (error) => Effect.fail(new IndexRunError({ subject: error.subject, message: error.message })))
+  )
+})
+
+/** indexSnapshot under the snapshot's lock: no other run reads or writes it meanwhile. */
+const indexLocked = Effect.fnUntraced(function*(options: IndexRunOptions) {
+  const removedTemporaries = removeLeftOverTemporaries(options.out)
   const replacedStarter = options.starter !== true && options.keepStarter !== true && isStarterSnapshot(options.out)
   const fresh = options.fresh === true || replacedStarter
   const previous = fresh ? undefined : yield* loadPrevious(options.out)
@@ -223,7 +240,8 @@ export const indexSnapshot = Effect.fn("indexSnapshot")(function*(options: Index
     writeMs: performance.now() - writeStart,
     previousDocuments,
     replacedStarter: replacedStarter && notWritten === undefined,
-    notWritten
+    notWritten,
+    removedTemporaries
   }
   return summary
 })
@@ -256,6 +274,7 @@ export const formatSummary = (summary: IndexSummary): string => {
   lines.push(`Errors: ${number(summary.failed)}${summary.failed === 0 ? "" : ` (showing ${summary.errors.length}):`}`)
   for (const { origin, message } of summary.errors) lines.push(`  ${origin}: ${message}`)
   if (summary.notWritten !== undefined) lines.push(`Not written: ${summary.notWritten}.`)
+  for (const left of summary.removedTemporaries) lines.push(`Removed ${left.path} (${megabytes(left.bytes)}), the temporary file of a run that was killed.`)
   return lines.join("\n")
 }
 

@@ -5,13 +5,15 @@
  * <dataDir>/keys.json, the file a server reads when no key is configured.
  * A new key is printed once, on stdout alone (so `KEY=$(periscope keys create ci)`
  * works); only its SHA-256 is written, through a temporary file and a rename,
- * readable by the owner only.
+ * readable by the owner only. A change holds the file's lock (fileLock.ts) from
+ * its read to its rename, so concurrent creates and revokes all land.
  */
 import { Console, Effect, FileSystem, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { DEFAULT_REQUESTS_PER_MINUTE, generateKey, hashKey, type KeyRecord, KeysFile } from "../../core/auth/KeyRecord.ts"
 import { readJsonFile } from "../../core/config/Settings.ts"
 import { decoderFor } from "../../core/schema/Decode.ts"
+import { withFileLock } from "./fileLock.ts"
 import { loadSettings, type Settings } from "./settings.ts"
 
 export class KeysError extends Schema.TaggedError<KeysError>()("KeysError", {
@@ -50,6 +52,13 @@ const writeRecords = Effect.fnUntraced(function*(file: string, keys: ReadonlyArr
   )
 })
 
+/** How long a change waits for another one to the same keys file (each takes milliseconds). */
+export const KEYS_LOCK_WAIT_MS = 10_000
+
+/** Read, change and write the keys file holding its lock, so concurrent changes all land. */
+const lockedKeys = <A, E, R>(file: string, purpose: string, change: Effect.Effect<A, E, R>) =>
+  withFileLock(file, { purpose, waitMs: KEYS_LOCK_WAIT_MS }, change)
+
 const settingsWith = (file: Option.Option<string>) =>
   Effect.map(loadSettings, (settings) => ({ settings, file: Option.getOrElse(file, () => keysFileOf(settings)) }))
 
@@ -76,19 +85,22 @@ const create = Command.make(
   },
   Effect.fn("periscope.keys.create")(function*(input) {
     const { settings, file } = yield* settingsWith(input.file)
-    const keys = yield* readRecords(file)
-    const name = Option.getOrElse(input.name, () => nextName(keys)).trim()
-    if (name === "") return yield* new KeysError({ reason: "Invalid", subject: "name", message: "must be a non-empty string" })
-    if (keys.some((k) => k.name === name)) {
-      return yield* new KeysError({ reason: "Duplicate", subject: name, message: `a key with this name is already in ${file}; revoke it first or choose another name` })
-    }
     const limit = Option.getOrElse(input.requestsPerMinute, () => settings.rateLimitPerMinute)
     if (!Number.isInteger(limit) || limit < 1) {
       return yield* new KeysError({ reason: "Invalid", subject: "--requests-per-minute", message: `must be an integer >= 1, got ${limit}` })
     }
     const key = generateKey()
-    const record: KeyRecord = { name, sha256: hashKey(key), requestsPerMinute: limit }
-    yield* writeRecords(file, [...keys, record])
+    const { name, record } = yield* lockedKeys(file, "periscope keys create", Effect.gen(function*() {
+      const keys = yield* readRecords(file)
+      const name = Option.getOrElse(input.name, () => nextName(keys)).trim()
+      if (name === "") return yield* new KeysError({ reason: "Invalid", subject: "name", message: "must be a non-empty string" })
+      if (keys.some((k) => k.name === name)) {
+        return yield* new KeysError({ reason: "Duplicate", subject: name, message: `a key with this name is already in ${file}; revoke it first or choose another name` })
+      }
+      const record: KeyRecord = { name, sha256: hashKey(key), requestsPerMinute: limit }
+      yield* writeRecords(file, [...keys, record])
+      return { name, record }
+    }))
     // The key alone on stdout, once; everything else on stderr.
     yield* Console.log(key)
     yield* Console.error(
@@ -122,17 +134,20 @@ const revoke = Command.make(
   },
   Effect.fn("periscope.keys.revoke")(function*(input) {
     const { file } = yield* settingsWith(input.file)
-    const keys = yield* readRecords(file)
-    const gone = keys.filter((k) => k.name === input.name || keyId(k) === input.name)
-    if (gone.length !== 1) {
-      return yield* new KeysError({
-        reason: "NotFound",
-        subject: input.name,
-        message: `no key with this name or id in ${file}` + (keys.length === 0 ? "" : ` (names: ${keys.map((k) => k.name).join(", ")})`)
-      })
-    }
-    yield* writeRecords(file, keys.filter((k) => k !== gone[0]))
-    yield* Console.error(`Revoked key "${gone[0]!.name}" (id ${keyId(gone[0]!)}) in ${file}; restart the server to refuse it.`)
+    const gone = yield* lockedKeys(file, "periscope keys revoke", Effect.gen(function*() {
+      const keys = yield* readRecords(file)
+      const gone = keys.filter((k) => k.name === input.name || keyId(k) === input.name)
+      if (gone.length !== 1) {
+        return yield* new KeysError({
+          reason: "NotFound",
+          subject: input.name,
+          message: `no key with this name or id in ${file}` + (keys.length === 0 ? "" : ` (names: ${keys.map((k) => k.name).join(", ")})`)
+        })
+      }
+      yield* writeRecords(file, keys.filter((k) => k !== gone[0]))
+      return gone[0]!
+    }))
+    yield* Console.error(`Revoked key "${gone.name}" (id ${keyId(gone)}) in ${file}; restart the server to refuse it.`)
   })
 ).pipe(Command.withDescription("Remove a key from the keys file"))
 

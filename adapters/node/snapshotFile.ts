@@ -1,9 +1,10 @@
 /**
  * Snapshot files on disk: read one into bytes, write one atomically (a temporary file in the
  * same folder, flushed, then renamed over the target), so a reader or a crash never sees
- * half a snapshot. Decoding is core's job (core/index/Snapshot.ts); this only moves bytes.
+ * half a snapshot; the temporary files of writers that were killed are removed by the next
+ * run or start. Decoding is core's job (core/index/Snapshot.ts); this only moves bytes.
  */
-import { closeSync, existsSync, fstat, fstatSync, openSync, read, readSync, type Stats } from "node:fs"
+import { closeSync, existsSync, fstat, fstatSync, openSync, read, readdirSync, readSync, rmSync, statSync, type Stats } from "node:fs"
 import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { availableParallelism } from "node:os"
 import { basename, dirname, join } from "node:path"
@@ -11,6 +12,7 @@ import { Effect, Schema } from "effect"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { openSnapshot, SnapshotError, type SnapshotSource, TextInSource } from "../../core/index/Snapshot.ts"
 import { decodeSnapshotFast, withFastChecksum } from "../../core/index/SnapshotLoad.ts"
+import { isProcessAlive } from "./fileLock.ts"
 import { sharedBytes, startRankingHelper } from "./rankingHelper.ts"
 
 /** A snapshot file could not be read or written; `path` names it, `message` says why. */
@@ -41,13 +43,52 @@ export const readSnapshotFile = (path: string): Effect.Effect<Uint8Array, Snapsh
     catch: (error) => new SnapshotFileError({ path, message: `cannot read the snapshot: ${reason(error)}` })
   })
 
+const TEMPORARY_SUFFIX = ".tmp"
+
+/** A temporary file of a write to `path` that was cut short (its writer killed), with its size. */
+export interface LeftOverFile {
+  readonly path: string
+  readonly bytes: number
+}
+
+/**
+ * Removes the temporary files that writes to `path` left behind when their process was killed
+ * (`.<name>.<pid>.<time>.tmp` beside it, whose pid no longer runs): a write in progress is left
+ * alone. Returns what was removed, for the log; a file that cannot be removed is skipped.
+ */
+export const removeLeftOverTemporaries = (path: string): ReadonlyArray<LeftOverFile> => {
+  const folder = dirname(path)
+  const prefix = `.${basename(path)}.`
+  let names: Array<string>
+  try {
+    names = readdirSync(folder)
+  } catch {
+    return []
+  }
+  const removed: Array<LeftOverFile> = []
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(TEMPORARY_SUFFIX)) continue
+    const pid = Number(name.slice(prefix.length).split(".")[0])
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isProcessAlive(pid)) continue
+    const file = join(folder, name)
+    try {
+      const bytes = statSync(file).size
+      rmSync(file)
+      removed.push({ path: file, bytes })
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+  return removed
+}
+
 /** Writes `bytes` to `path` through a temporary file and a rename; the folder is created when missing. */
 export const writeSnapshotFile = (path: string, bytes: Uint8Array): Effect.Effect<void, SnapshotFileError> =>
   Effect.tryPromise({
     try: async () => {
       const folder = dirname(path)
       await mkdir(folder, { recursive: true })
-      const temporary = join(folder, `.${basename(path)}.${process.pid}.${Date.now()}.tmp`)
+      const temporary = join(folder, `.${basename(path)}.${process.pid}.${Date.now()}${TEMPORARY_SUFFIX}`)
       try {
         const file = await open(temporary, "w")
         try {

@@ -26,15 +26,24 @@ const decodeKeysFile = decoderFor(KeysFile, "file", { unknownKeys: "error" })
 const readKeysFile = (path: string, setting: string) =>
   Effect.map(readJsonFile(path, setting, decodeKeysFile), (file) => file.keys)
 
-/** Writes via a temporary file and rename, readable by the owner only. */
-const writePrivateFile = Effect.fnUntraced(function*(path: string, content: string) {
+/**
+ * Creates `path` whole and readable by the owner only, unless it exists: written to a temporary
+ * file, then linked to its name (a link never replaces a file), so a keys file made meanwhile
+ * (by `periscope keys create` or a second server) is kept. False when it existed.
+ */
+const createPrivateFile = Effect.fnUntraced(function*(path: string, content: string) {
   const fs = yield* FileSystem.FileSystem
   const dir = path.slice(0, Math.max(0, path.lastIndexOf("/")))
   if (dir !== "") yield* fs.makeDirectory(dir, { recursive: true })
-  const tmp = `${path}.${Date.now()}.tmp`
-  yield* fs.writeFileString(tmp, content, { mode: 0o600 })
-  yield* fs.chmod(tmp, 0o600)
-  yield* fs.rename(tmp, path)
+  const tmp = `${path}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`
+  return yield* Effect.gen(function*() {
+    yield* fs.writeFileString(tmp, content, { mode: 0o600 })
+    yield* fs.chmod(tmp, 0o600)
+    return yield* fs.link(tmp, path).pipe(
+      Effect.as(true),
+      Effect.catchIf((error) => error.reason._tag === "AlreadyExists", () => Effect.succeed(false))
+    )
+  }).pipe(Effect.ensuring(Effect.ignore(fs.remove(tmp, { force: true }))))
 })
 
 export const setupKeys = Effect.fn("KeySetup.setupKeys")(function*(
@@ -61,9 +70,10 @@ export const setupKeys = Effect.fn("KeySetup.setupKeys")(function*(
   if (yield* Effect.orElseSucceed(fs.exists(file), () => false)) {
     return { records: yield* readKeysFile(file, "generated keys file"), generatedKey: undefined, generatedFile: file }
   }
-  yield* Effect.mapError(
-    writePrivateFile(file, JSON.stringify({ keys: [record] }, null, 2) + "\n"),
+  const created = yield* Effect.mapError(
+    createPrivateFile(file, JSON.stringify({ keys: [record] }, null, 2) + "\n"),
     (error) => new SettingsError({ setting: "PERISCOPE_DATA_DIR", message: `cannot write ${file}: ${error.message}` })
   )
+  if (!created) return { records: yield* readKeysFile(file, "generated keys file"), generatedKey: undefined, generatedFile: file }
   return { records: [record], generatedKey: key, generatedFile: file }
 })

@@ -14,6 +14,7 @@ import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChat } from "../../core/backends/ScriptedChat.ts"
 import type { ChatModel } from "../../core/chat/ChatModel.ts"
 import type { ConfigFile } from "../../core/config/ConfigFile.ts"
+import type { IndexDocument } from "../../core/index/Document.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
 import { send, serveSite, type Site } from "../fetch/support.ts"
 import { type StandIn, startStandIn } from "../support/searchProviders.ts"
@@ -83,6 +84,8 @@ export const startWireWorld = async (): Promise<WireWorld> => {
 
 export interface WireServerOptions {
   readonly config?: ConfigFile
+  /** The local index's documents; default the fixture's sample documents. */
+  readonly documents?: ReadonlyArray<IndexDocument>
   /** A chat model in place of the config's; none: the config decides (chat.grounded false and no upstream: no model). */
   readonly chat?: Layer.Layer<ChatModel>
   readonly keys?: ReadonlyArray<KeyRecord>
@@ -92,7 +95,7 @@ export interface WireServerOptions {
 /** A Periscope Node server in this process over the fixture index and the given config. */
 export const startWireServer = (options: WireServerOptions = {}): Promise<InProcessServer> => {
   const services = appLayer(settingsOf(options.config ?? {}), options.keys ?? recordsFromPlainKeys([WIRE_KEY], 1_000_000), {
-    search: { _tag: "Layer", layer: FixtureSearch.layer(sampleDocuments) },
+    search: { _tag: "Layer", layer: FixtureSearch.layer(options.documents ?? sampleDocuments) },
     ...(options.chat === undefined ? {} : { chatModel: options.chat })
   }).pipe(Layer.provide(nodePlatform), Layer.orDie)
   return serveInProcess(services, options.expressLane === undefined ? {} : { expressLane: options.expressLane })

@@ -23,10 +23,15 @@ export const MAX_EXTRACT_URLS = 20
 
 const { optionalKey } = Schema
 
-/** An optional field that may also be sent as null (left out). */
-const nullable = <S extends Schema.Top>(schema: S, rule: string) => optionalKey(Schema.NullOr(schema).annotate({ message: rule }))
+/** An optional field that may also be sent as null (left out); `rule` is the message of any failure. */
+const nullable = <S extends Schema.Top>(schema: S, rule: string) =>
+  optionalKey(Schema.NullOr(schema.annotate({ message: rule })).annotate({ message: rule }))
 
 const flag = nullable(Schema.Boolean, "must be a boolean")
+
+/** A boolean or one of `literals`, with `rule` on every branch. */
+const either = <const L extends readonly [string, ...Array<string>]>(literals: L, rule: string) =>
+  Schema.Union([Schema.Boolean.annotate({ message: rule }), Schema.Literals(literals).annotate({ message: rule })]).annotate({ message: rule })
 
 const isoDay = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 const dayRule = "must be a date YYYY-MM-DD"
@@ -66,8 +71,8 @@ export const TavilySearchRequest = Schema.Struct({
   max_hours: nullable(ruledNumber("must be an integer from 1 to 87600", { integer: true, min: 1, max: 87_600 }), "must be an integer from 1 to 87600"),
   start_date: nullable(Day, dayRule),
   end_date: nullable(Day, dayRule),
-  include_answer: nullable(Schema.Union([Schema.Boolean, Schema.Literals(["basic", "advanced"])]), "must be a boolean, basic or advanced"),
-  include_raw_content: nullable(Schema.Union([Schema.Boolean, Schema.Literals(["markdown", "text"])]), "must be a boolean, markdown or text"),
+  include_answer: nullable(either(["basic", "advanced"], "must be a boolean, basic or advanced"), "must be a boolean, basic or advanced"),
+  include_raw_content: nullable(either(["markdown", "text"], "must be a boolean, markdown or text"), "must be a boolean, markdown or text"),
   include_images: flag,
   include_image_descriptions: flag,
   include_favicon: flag,
@@ -82,14 +87,13 @@ export const TavilySearchRequest = Schema.Struct({
   include_usage: flag,
   cache_fallback: flag,
   fetch_timeout: nullable(ruledNumber("must be a number of seconds from 1 to 60", { min: 1, max: 60 }), "must be a number of seconds from 1 to 60")
-}).check(
+}).annotate({ message: "must be a JSON object with query and optional Tavily search options" }).check(
   Schema.makeFilter((body) =>
     typeof body.start_date === "string" && typeof body.end_date === "string" && body.end_date < body.start_date
       ? { path: ["end_date"], issue: "must not be before start_date" }
       : undefined)
 ).annotate({
   identifier: "TavilySearchRequest",
-  message: "must be a JSON object with query and optional Tavily search options",
   description: "Tavily's search body. Unknown keys are refused (400 naming the key); null counts as left out."
 })
 export type TavilySearchRequest = typeof TavilySearchRequest.Type

@@ -6,7 +6,8 @@
  * request that has no listener, leaving its client hanging). While draining
  * for shutdown, every new request is answered 503 with `Connection: close`
  * at once, and the requests in flight are counted so the drain knows when
- * it is done. With an express lane set, the lane's routes are answered by it
+ * it is done; at the end of the grace, those whose answer has not begun are
+ * answered 503 the same way (refuseUnanswered). With an express lane set, the lane's routes are answered by it
  * (adapters/node/laneServe.ts) and everything else by Effect's server.
  */
 import { type IncomingMessage, Server, type ServerResponse } from "node:http"
@@ -92,6 +93,21 @@ export class GatedServer extends Server {
     this.draining = true
     this.closeIdleConnections()
     for (const res of this.open) if (!res.headersSent) res.setHeader("connection", "close")
+  }
+
+  /**
+   * Answers 503 (shutting down) to every request in flight whose answer has not begun, so that none
+   * is left without an answer when the process goes; their work is interrupted as their client's
+   * connection closes (the lane) or when the server stops. Returns how many were answered.
+   */
+  refuseUnanswered(): number {
+    let answered = 0
+    for (const res of this.open) {
+      if (res.headersSent || res.writableEnded || res.destroyed) continue
+      refuse(res.req, res)
+      answered++
+    }
+    return answered
   }
 
   /** Resolves when no request is in flight, or after `ms` (false then). */

@@ -8,13 +8,15 @@
  * that arrive between the listen and the handler being attached).
  *
  * Shutdown on SIGTERM/SIGINT: new requests get 503 at once; requests in
- * flight have `shutdownGraceSeconds`; open chat streams that have not
- * finished shortly before that end with an error event and `data: [DONE]`;
- * then the port closes and the process exits 0.
+ * flight have `shutdownGraceSeconds`; shortly before that, open chat streams
+ * end with an error event and `data: [DONE]` and requests not yet answered
+ * get 503; then the port closes and the process exits 0, within the grace.
+ *
+ * At start: temporary snapshot files of index runs that were killed are
+ * removed (and named in the log), and a keys file that other users may read
+ * is warned about.
  */
-// First: V8 tuned before any other module is evaluated (earlyTuning.ts).
-import "./earlyTuning.ts"
-import { readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs"
+import { readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
@@ -28,6 +30,7 @@ import { startNodeServer } from "./nodeServer.ts"
 import { nodeEngineHooks, nodePlatform } from "./platform.ts"
 import { niceV8Workers } from "./processTuning.ts"
 import { loadSettings } from "./settings.ts"
+import { removeLeftOverTemporaries } from "./snapshotFile.ts"
 
 /** Slowloris guard: a client has this long to send its request headers. */
 const HEADERS_TIMEOUT_MS = 15_000
@@ -82,6 +85,31 @@ const pidFile = (dataDir: string) =>
       })
   )
 
+/** Temporary files of index runs on the snapshot that were killed: removed, each named in the log. */
+const removeLeftOvers = (snapshot: string | undefined) =>
+  Effect.forEach(
+    snapshot === undefined || /^https?:\/\//i.test(snapshot) ? [] : removeLeftOverTemporaries(snapshot),
+    (left) => Effect.logWarning(`Removed ${left.path} (${(left.bytes / (1024 * 1024)).toFixed(1)} MiB), the temporary file of an index run that was killed`),
+    { discard: true }
+  )
+
+/** A keys file others may read or change lets them learn key hashes or add keys of their own: say how to close it. */
+const warnIfShared = (file: string | undefined) =>
+  Effect.suspend(() => {
+    if (file === undefined) return Effect.void
+    let mode: number
+    try {
+      mode = statSync(file).mode & 0o777
+    } catch {
+      return Effect.void
+    }
+    if ((mode & 0o077) === 0) return Effect.void
+    return Effect.logWarning(
+      `${file} can be read${(mode & 0o022) === 0 ? "" : " or changed"} by other users (mode ${mode.toString(8).padStart(3, "0")}); ` +
+        `only its owner should: chmod 600 ${file}`
+    )
+  })
+
 /**
  * The drain, run when the main fiber is interrupted (SIGTERM/SIGINT), while
  * the server and its request fibers are still up.
@@ -92,16 +120,24 @@ const drain = (server: GatedServer, streamsEnd: ReturnType<typeof makeStreamsEnd
     // Streams are ended this long before the deadline so their last events reach the client in time.
     const margin = Math.min(1_000, graceMs / 4)
     const started = Date.now()
+    // Whatever the closing of the services does, the process is gone at the end of the grace.
+    setTimeout(() => {
+      process.stderr.write(`Shutdown: still closing after ${graceSeconds} s; exiting now\n`)
+      process.exit(0)
+    }, graceMs).unref()
     server.drain()
     yield* Effect.logInfo(`Shutting down: ${server.inFlight} request(s) in flight, up to ${graceSeconds} s; new requests get 503`)
     let settled = yield* Effect.promise(() => server.settled(graceMs - margin))
     if (!settled) {
-      yield* Effect.logInfo(`Ending ${server.inFlight} open request(s): streams get an error event and [DONE]`)
+      // Whatever is still open gets its answer now: streams an error event and [DONE], the rest 503.
+      const refused = server.refuseUnanswered()
+      yield* Effect.logInfo(`Ending ${server.inFlight} open request(s): ${refused} answered 503, streams get an error event and [DONE]`)
       yield* Effect.sync(streamsEnd.end)
       settled = yield* Effect.promise(() => server.settled(graceMs - (Date.now() - started)))
     }
     if (!settled) yield* Effect.logWarning(`${server.inFlight} request(s) still open after ${graceSeconds} s are cut`)
-    server.closeIdleConnections()
+    // What is left is cut, so that closing the server does not wait for it.
+    server.closeAllConnections()
   })
 
 const program = Effect.gen(function*() {
@@ -110,8 +146,10 @@ const program = Effect.gen(function*() {
   const niced = niceV8Workers(settings.v8WorkerNice)
   if (niced > 0) yield* Effect.logDebug(`${niced} V8 background threads at nice ${settings.v8WorkerNice}`)
   yield* pidFile(settings.dataDir)
+  yield* removeLeftOvers(settings.search.snapshot)
   const keys = yield* Effect.provide(setupKeys(settings, "persist"), nodePlatform)
   if (keys.generatedKey !== undefined) yield* announceKey(keys.generatedKey, keys.generatedFile!)
+  yield* warnIfShared(settings.keysFile ?? keys.generatedFile)
   const services = appLayer(settings, keys.records, {
     // Warm-up queries before the port opens: the first users get a compiled query path (core/index/WarmUp.ts).
     search: searchChoiceOf(settings.search, settings.search.snapshot, defaultWarmUp.maxMs),

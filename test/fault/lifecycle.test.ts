@@ -8,10 +8,13 @@
  * stream with an error event and [DONE] before the grace period, removes
  * the PID file and exits 0.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { hashKey } from "../../core/auth/KeyRecord.ts"
 import { type MockUpstream, startMockUpstream } from "../support/mockUpstream.ts"
 import { authHeaders, type ChildServer, spawnNodeServer, TEST_KEY } from "../support/servers.ts"
 import { probe } from "./healthProbe.ts"
@@ -116,4 +119,111 @@ describe("start, SIGHUP and SIGTERM of the Node server", () => {
     expect(took).toBeLessThan(4_000 + 3_000)
     expect(existsSync(join(dataDir, "periscope.pid"))).toBe(false)
   })
+})
+
+describe("SIGTERM with requests that outlast the grace", () => {
+  const dir = mkdtempSync(join(tmpdir(), "periscope-shutdown-"))
+  let upstream: MockUpstream | undefined
+  let server: ChildServer | undefined
+  afterAll(async () => {
+    await server?.close()
+    await upstream?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("every request in flight is answered (503 server_shutting_down, or its result) and the process is gone within the grace", async () => {
+    upstream = await startMockUpstream({
+      byModel: {
+        stuck: { content: "never in time", headersDelayMs: 120_000 },
+        quick: { content: "done in time", headersDelayMs: 300 },
+        drip: { content: Array.from({ length: 600 }, (_, i) => `w${i}`).join(" "), chunkDelayMs: 200 }
+      }
+    })
+    // A site that never answers: a webFetch of it is in flight on the full HttpApi stack, not the express lane.
+    const silent = createServer(() => {})
+    await new Promise<void>((done) => silent.listen(0, "127.0.0.1", done))
+    const silentHost = `127.0.0.1:${(silent.address() as AddressInfo).port}`
+    const config = join(dir, "config.json")
+    const graceSeconds = 3
+    writeFileSync(config, JSON.stringify({
+      shutdownGraceSeconds: graceSeconds,
+      search: { backend: "fixture" },
+      fetch: { allowHosts: [silentHost], timeoutMs: 60_000 },
+      chat: {
+        upstreams: { up: { baseUrl: upstream.url } },
+        models: ["stuck", "quick", "drip"].map((name) => ({ name, targets: [{ upstream: "up", model: name }] }))
+      }
+    }))
+    server = await spawnNodeServer({ PERISCOPE_API_KEYS: TEST_KEY, PERISCOPE_DATA_DIR: join(dir, "data"), PERISCOPE_CONFIG: config })
+    const post = (model: string, stream = false) =>
+      fetch(`${server!.url}/v1/chat/completions`, { method: "POST", headers: authHeaders(), body: JSON.stringify({ model, stream, messages: [{ role: "user", content: "go" }] }) })
+    // Two completions that will not be done within the grace, one that will, and a stream.
+    const stuck = [post("stuck"), post("stuck")]
+    const quick = post("quick")
+    const fetching = fetch(`${server.url}/api/search/webFetch`, { method: "POST", headers: authHeaders(), body: JSON.stringify({ url: `http://${silentHost}/page` }) })
+    const stream = await post("drip", true)
+    expect(stream.status).toBe(200)
+    const streamText = stream.text()
+    await upstream.waitForRequest(3)
+    const exited = new Promise<number | null>((resolve) => server!.child.once("exit", (code) => resolve(code)))
+    const signalledAt = Date.now()
+    server.child.kill("SIGTERM")
+
+    const quickResponse = await quick
+    expect(quickResponse.status).toBe(200)
+    expect((await quickResponse.json() as any).choices[0].message.content).toBe("done in time")
+    for (const pending of stuck) {
+      const response = await pending
+      expect(response.status).toBe(503)
+      expect(response.headers.get("retry-after")).not.toBeNull()
+      const body = await response.json() as any
+      expect(body.error.code).toBe("server_shutting_down")
+    }
+    const fetched = await fetching
+    expect(fetched.status).toBe(503)
+    expect(await fetched.json()).toMatchObject({ success: false, exception: { type: "BackendUnavailable", detail: "the server is shutting down; send the request again" } })
+    silent.closeAllConnections()
+    silent.close()
+    const events = (await streamText).split("\n\n").filter((e) => e.trim() !== "" && !e.startsWith(":"))
+    expect(events.at(-1)).toBe("data: [DONE]")
+    expect(events.at(-2)).toContain("server_shutting_down")
+
+    expect(await exited).toBe(0)
+    const took = Date.now() - signalledAt
+    console.log(`SIGTERM to exit with requests outlasting the grace: ${took} ms (grace ${graceSeconds} s)`)
+    expect(took).toBeLessThan(graceSeconds * 1000 + 1_000)
+  }, 60_000)
+})
+
+describe("warnings and clean-up at start", () => {
+  const dir = mkdtempSync(join(tmpdir(), "periscope-start-"))
+  let server: ChildServer | undefined
+  afterAll(async () => {
+    await server?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("names a keys file other users may read, with the chmod to run; removes the temporary file a killed index run left, naming it", async () => {
+    const keysFile = join(dir, "keys.json")
+    writeFileSync(keysFile, JSON.stringify({ keys: [{ name: "ci", sha256: hashKey(TEST_KEY) }] }), { mode: 0o644 })
+    chmodSync(keysFile, 0o644)
+    const dataDir = join(dir, "data")
+    mkdirSync(dataDir, { recursive: true })
+    // A pid above the kernel's pid_max: the run that wrote it is gone.
+    const leftOver = join(dataDir, ".index.snapshot.4999999.1700000000000.tmp")
+    writeFileSync(leftOver, new Uint8Array(2 * 1024 * 1024))
+    const config = join(dir, "config.json")
+    writeFileSync(config, JSON.stringify({ search: { backend: "fixture" } }))
+    server = await spawnNodeServer({ PERISCOPE_KEYS_FILE: keysFile, PERISCOPE_DATA_DIR: dataDir, PERISCOPE_CONFIG: config })
+    expect(server.output()).toContain(`${keysFile} can be read by other users (mode 644); only its owner should: chmod 600 ${keysFile}`)
+    expect(server.output()).toContain(`Removed ${leftOver} (2.0 MiB), the temporary file of an index run that was killed`)
+    expect(existsSync(leftOver)).toBe(false)
+    expect((await fetch(`${server.url}/v1/models`, { headers: authHeaders() })).status).toBe(200)
+    await server.close()
+
+    // Once closed to others, no warning.
+    chmodSync(keysFile, 0o600)
+    server = await spawnNodeServer({ PERISCOPE_KEYS_FILE: keysFile, PERISCOPE_DATA_DIR: dataDir, PERISCOPE_CONFIG: config })
+    expect(server.output()).not.toContain("can be read by other users")
+  }, 60_000)
 })

@@ -11,6 +11,7 @@ import type { InProcessServer } from "../support/servers.ts"
 import { startWireServer, WIRE_KEY } from "./wireServers.ts"
 
 const LIMITED_KEY = "tavily-limited-key-0123"
+const THREE_KEY = "tavily-three-a-minute-0123"
 const SEARCH = "/tavily/search"
 const EXTRACT = "/tavily/extract"
 
@@ -117,7 +118,11 @@ const check = async (c: Case) => {
 for (const expressLane of [true, false]) describe(expressLane ? "Node server, express lane on" : "Node server, express lane off", () => {
   beforeAll(async () => {
     server = await startWireServer({
-      keys: [...recordsFromPlainKeys([WIRE_KEY], 1_000_000), { name: "limited", sha256: hashKey(LIMITED_KEY), requestsPerMinute: 1 }],
+      keys: [
+        ...recordsFromPlainKeys([WIRE_KEY], 1_000_000),
+        { name: "limited", sha256: hashKey(LIMITED_KEY), requestsPerMinute: 1 },
+        { name: "three", sha256: hashKey(THREE_KEY), requestsPerMinute: 3 }
+      ],
       expressLane
     })
   })
@@ -141,6 +146,14 @@ for (const expressLane of [true, false]) describe(expressLane ? "Node server, ex
     const second = await check({ name: "", key: LIMITED_KEY, body: q, status: 429, error: /rate limit of 1 requests per minute exceeded for key "limited"/ })
     expect(Number(second.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
     await check({ name: "", key: null, body: { ...q, api_key: LIMITED_KEY }, status: 429 })
+  })
+
+  it("extract counts each URL against the key's limit", async () => {
+    const refused = ["http://10.0.0.1/a", "http://10.0.0.1/b", "http://10.0.0.1/c"]
+    const three = await send({ name: "", path: EXTRACT, key: THREE_KEY, body: { urls: refused, include_usage: true }, status: 200 })
+    expect(three.status).toBe(200)
+    expect(await three.json()).toMatchObject({ results: [], failed_results: refused.map((url) => ({ url })), usage: { credits: 3 } })
+    await check({ name: "", path: EXTRACT, key: THREE_KEY, body: { urls: refused[0] }, status: 429, error: /rate limit of 3 requests per minute exceeded for key "three"/ })
   })
 
   it("fields sent as null count as left out, as Tavily's Python callers send them", async () => {

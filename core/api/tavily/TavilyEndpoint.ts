@@ -5,6 +5,7 @@
  * handlers (TavilyHandlers) and the express lane answer with the same functions.
  */
 import { Effect, Option, Result } from "effect"
+import type { Principal } from "../../auth/AuthError.ts"
 import { ChatGateway } from "../../chat/ChatGateway.ts"
 import { decoderFor } from "../../schema/Decode.ts"
 import { FederatedSearch } from "../../search/FederatedSearch.ts"
@@ -33,13 +34,13 @@ const renderSuccess = (value: unknown): Answer => jsonAnswer(value)
 const route = <A>(
   admit: ReturnType<typeof makeTavilyAdmission>,
   decode: (input: unknown) => Result.Result<A, ApiError>,
-  run: (request: A) => Effect.Effect<unknown, ApiError>
+  run: (request: A, principal: Principal) => Effect.Effect<unknown, ApiError>
 ) =>
   (body: string | undefined, request: RequestHead): Effect.Effect<Answer> =>
     admit(body, request).pipe(
-      Effect.flatMap(({ json }) => {
+      Effect.flatMap(({ json, principal }) => {
         const decoded = decode(json)
-        return Result.isSuccess(decoded) ? run(decoded.success) : Effect.fail(decoded.failure)
+        return Result.isSuccess(decoded) ? run(decoded.success, principal) : Effect.fail(decoded.failure)
       }),
       Effect.match({ onFailure: renderError, onSuccess: renderSuccess })
     )
@@ -62,8 +63,13 @@ export const makeTavilyRoutes = Effect.gen(function*() {
   const search = makeTavilySearch({ search: yield* FederatedSearch, pages, chat, hasModel: (yield* chat.models).length > 0 })
   const extract = makeTavilyExtract(pages)
   const admit = makeTavilyAdmission(admission, TAVILY_BODY_LIMIT)
+  // Each URL past the first is one more request against the key's limit, as webFetch counts a page.
+  const extractCharged = (request: TavilyExtractRequest, principal: Principal) => {
+    const more = typeof request.urls === "string" ? 0 : request.urls.length - 1
+    return more === 0 ? extract(request) : Effect.andThen(Effect.repeat(admission.charge(principal), { times: more - 1 }), extract(request))
+  }
   return {
     search: { admitsItself: route(admit, decoderOf(TavilySearchRequest), search) },
-    extract: { admitsItself: route(admit, decoderOf(TavilyExtractRequest), extract) }
+    extract: { admitsItself: route(admit, decoderOf(TavilyExtractRequest), extractCharged) }
   } satisfies TavilyRoutes
 })

@@ -6,6 +6,7 @@
  * With `query` a page's raw_content is its passages most relevant to it (chunks_per_source,
  * default 3). Images are the ones the page's main content shows, with include_images.
  * extract_depth advanced reads a page the same way as basic: there is no browser rendering.
+ * Each URL counts as one request against the key's limit (charged by TavilyEndpoint).
  */
 import { Effect } from "effect"
 import { bestPassages, imagesOf, plainText } from "./Passages.ts"
@@ -48,7 +49,7 @@ export const makeTavilyExtract = (pages: PageReader) => (request: TavilyExtractR
       failed_results: failed,
       response_time: Math.round(performance.now() - started) / 1000,
       request_id: crypto.randomUUID(),
-      ...(request.include_usage === true ? { usage: { credits: 1 } } : {})
+      ...(request.include_usage === true ? { usage: { credits: urls.length } } : {})
     }
   })
 }

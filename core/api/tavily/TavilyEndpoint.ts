@@ -66,7 +66,7 @@ export const makeTavilyRoutes = Effect.gen(function*() {
   // Each URL past the first is one more request against the key's limit, as webFetch counts a page.
   const extractCharged = (request: TavilyExtractRequest, principal: Principal) => {
     const more = typeof request.urls === "string" ? 0 : request.urls.length - 1
-    return more === 0 ? extract(request) : Effect.andThen(Effect.repeat(admission.charge(principal), { times: more - 1 }), extract(request))
+    return more === 0 ? extract(request) : Effect.andThen(Effect.forEach(Array.from({ length: more }), () => admission.charge(principal), { discard: true }), extract(request))
   }
   return {
     search: { admitsItself: route(admit, decoderOf(TavilySearchRequest), search) },

@@ -63,7 +63,7 @@ interface SearchPlan {
 
 const TIME_RANGE = { d: "day", w: "week", m: "month", y: "year", day: "day", week: "week", month: "month", year: "year" } as const
 
-/** The search's freshness from Tavily's date options; `nowMs` only when a relative window needs today. */
+/** The search's freshness from Tavily's date options, a relative window counted back from `nowMs`. */
 const freshnessOf = (r: TavilySearchRequest, nowMs: number): Freshness | undefined => {
   const today = dayOf(nowMs)
   if (typeof r.start_date === "string" || typeof r.end_date === "string") {

@@ -101,6 +101,8 @@ const make = Effect.gen(function*() {
             return failure.limit === "size"
               ? new WebFetchError({ reason: "too_large", url, message: `the page is larger than the limit of ${formatBytes(settings.maxBytes)}` })
               : new WebFetchError({ reason: "failed", url, message: failure.message })
+          case "unsupported":
+            return new WebFetchError({ reason: "unsupported_type", url, message: failure.message })
           case "failed":
             return failure.limit === "time"
               ? new WebFetchError({ reason: "timeout", url, message: `the site did not answer within ${settings.timeoutMs} ms` })

@@ -137,6 +137,14 @@ export const isPrivateName = (hostname: string): boolean => {
     name.endsWith(".home.arpa")
 }
 
+/**
+ * Why a URL that carries credentials (`http://user:pass@host/`) is not fetched, or undefined when it
+ * carries none: whoever chose the URL (a caller, a page's link, a redirect) would have them sent to
+ * the host and shown back in the answer's URL. No allow-list exempts it.
+ */
+export const credentialsRefusal = (url: URL): string | undefined =>
+  url.username === "" && url.password === "" ? undefined : `a URL with credentials (user:password@${url.host}) is not fetched`
+
 /** Whether `url`'s host is exempt from the check: `allow` lists hosts ("10.0.0.5:8080", "intranet.example"), or is true for all. */
 export const allowedByList = (allow: boolean | ReadonlyArray<string>, url: URL): boolean => {
   if (allow === true) return true

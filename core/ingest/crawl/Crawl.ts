@@ -30,6 +30,7 @@ import { generatedPageKind, generatedPageReason } from "../GeneratedPage.ts"
 import { extractPage } from "../HtmlDocument.ts"
 import { notHtml } from "../NotHtml.ts"
 import { parseSitemap } from "../Sitemap.ts"
+import { credentialsRefusal } from "./AddressPolicy.ts"
 import { gunzipLimited, isGzip } from "./Gunzip.ts"
 import { HostGate } from "./HostGate.ts"
 import type { BodyGate, PageFetcher, PageResponse } from "./PageFetcher.ts"
@@ -175,7 +176,7 @@ export const crawl = (
         // A host whose robots.txt cannot be read is not crawled (RFC 9309); its pages are errors, so the run reports them.
         if (verdict.unreachable !== undefined) return { _tag: "Failed", origin: url, message: verdict.unreachable } as const
         if (verdict.crawlDelayMs !== undefined) crawlDelays.set(hostOf(url), verdict.crawlDelayMs)
-        if (!verdict.allowed) return { _tag: "Skipped", origin: url, reason: "disallowed by robots.txt" } as const
+        if (!verdict.allowed) return { _tag: "Skipped", origin: url, reason: verdict.blocked ?? "disallowed by robots.txt" } as const
         return yield* gate.use(hostOf(url), fetcher.fetch({ url, accept, wanted, ...limits })).pipe(
           Effect.catchTag("FetchFailure", (failure): Effect.Effect<SourceItem> =>
             Effect.succeed(
@@ -197,6 +198,8 @@ export const crawl = (
           let next: string
           try {
             const target = new URL(outcome.location, url)
+            // Named here, before the fetcher refuses it: the hop's URL would carry the credentials into the summary.
+            if (credentialsRefusal(target) !== undefined) return { _tag: "Skipped", origin: start, reason: "redirected to a URL with credentials" } as const
             target.hash = ""
             next = target.href
           } catch {

@@ -1,12 +1,13 @@
 /**
  * The crawl's network I/O: one GET of one URL under limits, with no automatic
- * redirects (the crawler follows them and checks each hop). The Node adapter
+ * redirects (the crawler follows them and checks each hop). A URL that carries
+ * credentials is refused before any request, whoever chose it. The Node adapter
  * provides it with a guarded fetch pinned to the checked address; interrupting
  * the effect must abort the request, so an interrupted crawl stops at once.
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import { formatBytes } from "../DocumentSource.ts"
-import { allowedByList, canonicalAddress, isPrivateName, nonPublicKind } from "./AddressPolicy.ts"
+import { allowedByList, canonicalAddress, credentialsRefusal, isPrivateName, nonPublicKind } from "./AddressPolicy.ts"
 import { joinChunks } from "./ByteChunks.ts"
 
 /** Decides from status and Content-Type whether the body is wanted; a string says why not. */
@@ -44,18 +45,39 @@ export type PageResponse =
 
 /**
  * Why a fetch gave no page: `refused` before any request (the address or scheme
- * may not be crawled), `rejected` by the body gate or a size limit, `failed` on
- * the way (network error, timeout, broken body). `limit` names the limit that
- * ended it, when one did: the size limit (rejected) or the deadline (failed).
+ * may not be crawled), `rejected` by the body gate or a size limit, `unsupported`
+ * when the body's content encoding cannot be decoded, `failed` on the way (network
+ * error, a name that does not resolve, timeout, broken body). `limit` names the
+ * limit that ended it, when one did: the size limit (rejected) or the deadline (failed).
  */
 export class FetchFailure extends Schema.TaggedError<FetchFailure>()("FetchFailure", {
-  reason: Schema.Literals(["refused", "rejected", "failed"]),
+  reason: Schema.Literals(["refused", "rejected", "unsupported", "failed"]),
   url: Schema.String,
   message: Schema.String,
   limit: Schema.optional(Schema.Literals(["size", "time"]))
 }) {}
 
 export const HTTP_REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
+
+/** The content encodings a fetcher decodes; another one refuses the body. */
+export const DECODED_ENCODINGS: ReadonlyArray<string> = ["gzip", "x-gzip", "deflate", "br"]
+/** Layers of encoding decoded at most; more is no honest server's answer. */
+export const MAX_CONTENT_ENCODINGS = 3
+
+/**
+ * A Content-Encoding header's codings in the order they are to be decoded (the header lists them
+ * in the order they were applied), or why the body cannot be read: an encoding that is not
+ * decoded, or too many layers.
+ */
+export const codingsToDecode = (header: string | null | undefined): Array<string> | string => {
+  const codings = String(header ?? "").split(",").map((c) => c.trim().toLowerCase()).filter((c) => c !== "" && c !== "identity")
+  const unknown = codings.find((c) => !DECODED_ENCODINGS.includes(c))
+  if (unknown !== undefined) return `content encoding ${JSON.stringify(unknown.slice(0, 40))} cannot be decoded; gzip, deflate and br can`
+  if (codings.length > MAX_CONTENT_ENCODINGS) {
+    return `${codings.length} layers of content encoding (${codings.slice(0, 8).join(", ")}${codings.length > 8 ? ", ..." : ""}); at most ${MAX_CONTENT_ENCODINGS} are decoded`
+  }
+  return codings.reverse()
+}
 
 export class PageFetcher extends Context.Service<PageFetcher, {
   readonly fetch: (request: PageRequest) => Effect.Effect<PageResponse, FetchFailure>
@@ -93,7 +115,8 @@ const fetchPage = (request: PageRequest, allow: boolean | ReadonlyArray<string>)
       } catch {
         return fail("failed", "not a valid URL")
       }
-      const refused = allowedByList(allow, url) && (url.protocol === "http:" || url.protocol === "https:") ? undefined : refusal(url)
+      const refused = credentialsRefusal(url) ??
+        (allowedByList(allow, url) && (url.protocol === "http:" || url.protocol === "https:") ? undefined : refusal(url))
       if (refused !== undefined) return fail("refused", refused)
       // One controller for interruption and the deadline, so either ends the exchange, body included.
       const controller = new AbortController()
@@ -117,6 +140,12 @@ const fetchPage = (request: PageRequest, allow: boolean | ReadonlyArray<string>)
         }
         const contentType = response.headers.get("content-type") ?? ""
         const verdict = request.wanted(response.status, contentType)
+        // The runtime's fetch decodes what it knows and hands anything else over as it came: refused instead.
+        const codings = codingsToDecode(response.headers.get("content-encoding"))
+        if (verdict === true && typeof codings === "string") {
+          await response.body?.cancel()
+          return fail("unsupported", codings)
+        }
         const tooLarge = `larger than ${formatBytes(request.maxBytes)}`
         const declared = Number(response.headers.get("content-length"))
         if (verdict !== true || (Number.isFinite(declared) && declared > request.maxBytes && response.headers.get("content-encoding") === null)) {

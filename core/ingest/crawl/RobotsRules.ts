@@ -3,15 +3,19 @@
  * RFC 9309: a missing file (4xx) allows everything; a server error or an
  * unreachable file disallows everything until the crawl ends; redirects are
  * followed up to five hops. Crawl-delay raises the politeness delay for that
- * host (capped, so a hostile value cannot stall a run).
+ * host (capped, so a hostile value cannot stall a run). A file over 512 KiB
+ * disallows everything, and says that it is too large.
  */
 import { Deferred, Effect } from "effect"
 import robotsParserModule from "robots-parser"
+import { formatBytes } from "../DocumentSource.ts"
 import type { HostGate } from "./HostGate.ts"
 import type { PageFetcher, PageResponse } from "./PageFetcher.ts"
 
 export interface RobotsVerdict {
   readonly allowed: boolean
+  /** Why every page of the host is disallowed when it is not the file's rules that say so (the file is too large). */
+  readonly blocked: string | undefined
   /** Set when the host itself was refused (e.g. a private address): no request may go there. */
   readonly refused: string | undefined
   /** Set when robots.txt could not be read (network error, 5xx): the host's pages are errors, not skips. */
@@ -22,6 +26,7 @@ export interface RobotsVerdict {
 
 interface Rules {
   readonly isAllowed: (url: string) => boolean
+  readonly blocked?: string
   readonly refused?: string
   readonly unreachable?: string
   readonly crawlDelayMs: number | undefined
@@ -66,6 +71,7 @@ export class RobotsRules {
   verdict(url: string): Effect.Effect<RobotsVerdict> {
     return Effect.map(this.#rules(new URL(url).origin), (rules) => ({
       allowed: rules.isAllowed(url),
+      blocked: rules.blocked,
       refused: rules.refused,
       unreachable: rules.unreachable,
       crawlDelayMs: rules.crawlDelayMs
@@ -83,12 +89,13 @@ export class RobotsRules {
   }
 
   #fetch(url: string): Effect.Effect<PageResponse | Rules> {
+    const maxBytes = Math.min(this.limits.maxBytes, ROBOTS_MAX_BYTES)
     const request = this.fetcher.fetch({
       url,
       accept: "text/plain,*/*;q=0.5",
       userAgent: this.limits.userAgent,
       timeoutMs: this.limits.timeoutMs,
-      maxBytes: Math.min(this.limits.maxBytes, ROBOTS_MAX_BYTES),
+      maxBytes,
       wanted: () => true
     })
     return this.gate.use(new URL(url).host, request).pipe(
@@ -96,7 +103,10 @@ export class RobotsRules {
         // Over the size limit: RFC 9309 lets a crawler parse the first 500 KiB; without them, be safe.
         Effect.succeed<Rules>(
           failure.reason === "refused" ? { ...disallowAll, refused: failure.message }
-          : failure.reason === "failed" ? { ...disallowAll, unreachable: `robots.txt could not be read: ${failure.message}` }
+          : failure.reason === "failed" || failure.reason === "unsupported"
+          ? { ...disallowAll, unreachable: `robots.txt could not be read: ${failure.message}` }
+          : failure.limit === "size"
+          ? { ...disallowAll, blocked: `robots.txt too large (over ${formatBytes(maxBytes)})` }
           : disallowAll
         ))
     )

@@ -36,6 +36,8 @@ export const defaultAddressPolicy: AddressPolicy = { allow: false, resolve: syst
 export type Admission =
   | { readonly _tag: "Allowed"; readonly address: ResolvedAddress }
   | { readonly _tag: "Refused"; readonly reason: string }
+  /** The name has no address: nothing to judge, and a failure of the fetch rather than a refusal. */
+  | { readonly _tag: "Unresolved"; readonly reason: string }
 
 /** Resolves the URL's host and decides whether it may be connected to, and at which address. */
 export const admit = async (policy: AddressPolicy, url: URL): Promise<Admission> => {
@@ -48,10 +50,10 @@ export const admit = async (policy: AddressPolicy, url: URL): Promise<Admission>
       addresses = await policy.resolve(hostname)
     } catch (error) {
       const code = (error as { code?: string }).code
-      return { _tag: "Refused", reason: `cannot resolve ${hostname}${code ? ` (${code})` : ""}` }
+      return { _tag: "Unresolved", reason: `cannot resolve ${hostname}${code ? ` (${code})` : ""}` }
     }
   }
-  if (addresses.length === 0) return { _tag: "Refused", reason: `cannot resolve ${hostname}` }
+  if (addresses.length === 0) return { _tag: "Unresolved", reason: `cannot resolve ${hostname}` }
   if (!allowedByList(policy.allow, url)) {
     // Any non-public answer refuses the name: connecting could pick that answer.
     for (const { address } of addresses) {

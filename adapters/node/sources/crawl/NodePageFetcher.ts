@@ -1,30 +1,32 @@
 /**
  * The crawler's PageFetcher on Node: one HTTP GET under the crawler's rules,
  * with the address guard on the pinned address, a deadline for the whole
- * exchange, a byte limit on the decoded body (so a compressed bomb is caught
- * too), a content-type gate checked before the body is read, and no automatic
+ * exchange, a byte limit on the decoded body and on each layer of its content
+ * encoding (so a compressed bomb is caught too; stacked encodings are decoded
+ * layer by layer, an unknown one refused), a content-type gate checked before the body is read, and no automatic
  * redirects (the crawler follows them and checks each hop). Interrupting the
  * effect aborts the request and destroys its socket.
  */
 import { request as httpRequest, type IncomingMessage } from "node:http"
 import { request as httpsRequest } from "node:https"
 import type { LookupFunction } from "node:net"
-import type { Readable } from "node:stream"
+import type { Readable, Transform } from "node:stream"
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib"
 import { Effect, Layer } from "effect"
 import { formatBytes } from "../../../../core/ingest/DocumentSource.ts"
-import { FetchFailure, HTTP_REDIRECTS, PageFetcher, type PageRequest, type PageResponse } from "../../../../core/ingest/crawl/PageFetcher.ts"
+import { credentialsRefusal } from "../../../../core/ingest/crawl/AddressPolicy.ts"
+import { codingsToDecode, FetchFailure, HTTP_REDIRECTS, PageFetcher, type PageRequest, type PageResponse } from "../../../../core/ingest/crawl/PageFetcher.ts"
 import { type AddressPolicy, admit, defaultAddressPolicy } from "./AddressGuard.ts"
 
-const decoded = (response: IncomingMessage): Readable => {
-  const encoding = String(response.headers["content-encoding"] ?? "").trim().toLowerCase()
-  if (encoding === "gzip" || encoding === "x-gzip") return response.pipe(createGunzip())
-  if (encoding === "deflate") return response.pipe(createInflate())
-  if (encoding === "br") return response.pipe(createBrotliDecompress())
-  return response
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createGunzip,
+  "x-gzip": createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress
 }
 
 const refused = (url: string, message: string) => new FetchFailure({ reason: "refused", url, message })
+const unsupported = (url: string, message: string) => new FetchFailure({ reason: "unsupported", url, message })
 const rejected = (url: string, message: string, limit?: "size") =>
   new FetchFailure({ reason: "rejected", url, message, ...(limit === undefined ? {} : { limit }) })
 const failed = (url: string, message: string, limit?: "time") =>
@@ -42,8 +44,11 @@ const guardedFetch = async (request: PageRequest, policy: AddressPolicy, signal:
     return failed(target, "not a valid URL")
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return refused(target, `${url.protocol} URLs are not crawled`)
+  const withCredentials = credentialsRefusal(url)
+  if (withCredentials !== undefined) return refused(target, withCredentials)
   const admission = await admit(request.allow === undefined ? policy : { ...policy, allow: request.allow }, url)
   if (admission._tag === "Refused") return refused(target, admission.reason)
+  if (admission._tag === "Unresolved") return failed(target, admission.reason)
   if (signal.aborted) return failed(target, "interrupted")
   const { address, family } = admission.address
   // Connect to the address that was checked, never to a fresh resolution of the name.
@@ -95,20 +100,31 @@ const guardedFetch = async (request: PageRequest, policy: AddressPolicy, signal:
         finish(rejected(target, tooLarge, "size"))
         return
       }
+      const codings = codingsToDecode(response.headers["content-encoding"])
+      if (typeof codings === "string") {
+        finish(unsupported(target, codings))
+        return
+      }
+      // Each layer's output is bounded as the body is: a bomb inside a bomb is stopped at the first layer that grows too large.
+      const stages: Array<Readable> = [response]
+      for (const coding of codings) stages.push(stages.at(-1)!.pipe(DECODERS[coding]!()))
+      const body = stages.at(-1)!
       const chunks: Array<Buffer> = []
-      let size = 0
-      const body = decoded(response)
-      body.on("data", (chunk: Buffer) => {
-        size += chunk.length
-        if (size > request.maxBytes) {
-          // Settle first: tearing the stream down emits "aborted", which must not win.
-          finish(rejected(target, tooLarge, "size"))
-          body.destroy()
-          return
-        }
-        chunks.push(chunk)
-      })
-      body.on("error", (error) => finish(failed(target, `body: ${error.message}`)))
+      for (const stage of stages.length === 1 ? stages : stages.slice(1)) {
+        let size = 0
+        stage.on("data", (chunk: Buffer) => {
+          size += chunk.length
+          if (size > request.maxBytes) {
+            // Settle first: tearing the stream down emits "aborted", which must not win.
+            finish(rejected(target, tooLarge, "size"))
+            for (const each of stages) each.destroy()
+            return
+          }
+          if (stage === body) chunks.push(chunk)
+        })
+        stage.on("error", (error) => finish(failed(target, `body: ${error.message}`)))
+      }
+      response.on("error", (error) => finish(failed(target, `body: ${error.message}`)))
       response.on("aborted", () => finish(failed(target, "connection closed mid-body")))
       const lastModified = response.headers["last-modified"]
       body.on("end", () =>

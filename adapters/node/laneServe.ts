@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect, Exit, type Fiber, Option, Stream } from "effect"
+import { HttpServerError } from "effect/http"
 import { type Answer, SSE_CONTENT_TYPE } from "../../core/api/Answer.ts"
 import type { ExpressLane, LaneRoute } from "../../core/api/ExpressLane.ts"
 
@@ -26,7 +27,8 @@ export const serveInLane = (lane: ExpressLane, route: LaneRoute, req: IncomingMe
     const fiber = lane.answer(route, head, body)
     // 'close' comes once, after the answer too, when interrupting the finished fiber does nothing:
     // a plain listener, not a once wrapper and a removal per request.
-    res.on("close", () => fiber.interruptUnsafe())
+    // Marked as the client's doing, as Effect's server marks it: logged and counted 499.
+    res.on("close", () => fiber.interruptUnsafe(undefined, HttpServerError.ClientAbort.annotation))
     fiber.addObserver((exit) => {
       if (Exit.isSuccess(exit) && !res.destroyed) write(lane, res, exit.value)
     })

@@ -37,11 +37,16 @@ export const fromInvalidInput = (error: InvalidInput): ApiError =>
     param: error.path === "" ? null : error.path
   })
 
-/** A refused key or an exhausted limit: 401, 429 (with Retry-After) or 503. */
+/**
+ * A refused key or an exhausted limit: 401, 429 (with Retry-After) or 503. Limits that cannot be
+ * checked (the shared store down, limits failing closed) say so in their code, `limiter_unavailable`:
+ * the upstream is not what is unavailable.
+ */
 export const fromAuthError = (error: AuthError): ApiError =>
   new ApiError({
     kind: error.reason === "rate_limited" ? "rate_limited" : error.reason === "limiter_unavailable" ? "unavailable" : "unauthorized",
     message: error.message,
     param: null,
+    ...(error.reason === "limiter_unavailable" ? { code: "limiter_unavailable" } : {}),
     ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds })
   })

@@ -26,7 +26,7 @@ import { makeResponsesAnswer } from "./responses/ResponsesHandlers.ts"
 import { McpEndpoint } from "./mcp/McpEndpoint.ts"
 import { internalError } from "./DomainErrors.ts"
 import { bodyTooLarge } from "./JsonBody.ts"
-import { type AnswerOps, makeRequestInstrument, type RequestHead } from "./RequestTelemetry.ts"
+import { type AnswerOps, exitStatus, makeRequestInstrument, type RequestHead } from "./RequestTelemetry.ts"
 import { makeSearchAnswers } from "./SearchHandlers.ts"
 import { makeSearxngRoute } from "./searxng/SearxngEndpoint.ts"
 import { makeTavilyRoutes } from "./tavily/TavilyEndpoint.ts"
@@ -157,7 +157,7 @@ export const makeExpressLane = Effect.gen(function*() {
     if (count !== undefined) {
       const startedAt = performance.now()
       const fiber = run(program)
-      fiber.addObserver((exit) => count(request, Exit.isSuccess(exit) ? answerStatus(exit.value) : 500, startedAt))
+      fiber.addObserver((exit) => count(request, exitStatus(exit, answerStatus), startedAt))
       return fiber
     }
     return run(instrument.active ? instrument.around(request, program, answerOps) : program)

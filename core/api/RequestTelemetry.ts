@@ -14,8 +14,8 @@
  * Plain code on the hot path: the counts are plain numbers (RequestMetrics), and
  * with metrics alone (no access log, no tracer) nothing else is done per request.
  */
-import { Context, Effect, type Option, References, Tracer, type Types } from "effect"
-import { type Headers, HttpRouter, HttpServerRequest, HttpServerResponse, HttpTraceContext } from "effect/http"
+import { type Cause, Context, Effect, type Exit, type Option, References, Tracer, type Types } from "effect"
+import { type Headers, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse, HttpTraceContext } from "effect/http"
 import { type PrincipalCell, RequestPrincipal } from "../auth/RequestPrincipal.ts"
 import { allowedMethods } from "./Api.ts"
 import { pathOfUrl } from "./ApiError.ts"
@@ -63,6 +63,21 @@ const routeOf = (url: string): string => {
 }
 
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"])
+
+/**
+ * The status an answer that ended in failure is logged and counted with, by the rule Effect's server
+ * answers it with (and its span records): 499 when the client went away (an interrupt marked
+ * ClientAbort), 503 when the server stopped it, else 500.
+ */
+export const failureStatus = (cause: Cause.Cause<unknown>): number => {
+  const reasons = cause.reasons
+  if (reasons.length === 0 || !reasons.every((reason) => reason._tag === "Interrupt")) return 500
+  return reasons.some((reason) => reason.annotations.has(HttpServerError.ClientAbort.key)) ? 499 : 503
+}
+
+/** The status of an answer's exit. */
+export const exitStatus = <A, E>(exit: Exit.Exit<A, E>, statusOf: (answer: A) => number): number =>
+  exit._tag === "Success" ? statusOf(exit.value) : failureStatus(exit.cause)
 
 /** Counts one answered request by method, route and status, timed from `startedAt` (performance.now()). */
 const countRequest = (request: RequestHead, status: number, startedAt: number, context: Context.Context<never>) =>
@@ -134,7 +149,7 @@ export const makeRequestInstrument: Effect.Effect<RequestInstrument> = Effect.ge
       Effect.withFiber((fiber) => {
         const start = performance.now()
         return Effect.onExit(effect, (exit) => {
-          if (options.metrics) countRequest(request, exit._tag === "Success" ? ops.status(exit.value) : 500, start, fiber.context)
+          if (options.metrics) countRequest(request, exitStatus(exit, ops.status), start, fiber.context)
           return Effect.void
         })
       })
@@ -169,7 +184,7 @@ export const makeRequestInstrument: Effect.Effect<RequestInstrument> = Effect.ge
       }
       let effect = answer.pipe(
         Effect.map((value) => ops.withRequestId(value, requestId)),
-        Effect.onExit((exit) => Effect.sync(() => finish(exit._tag === "Success" ? ops.status(exit.value) : 500))),
+        Effect.onExit((exit) => Effect.sync(() => finish(exitStatus(exit, ops.status)))),
         Effect.provideService(RequestPrincipal, cell)
       )
       if (parent !== undefined) {

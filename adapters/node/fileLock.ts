@@ -38,6 +38,9 @@ interface Holder {
   readonly purpose: string
 }
 
+/** How long a change of the keys file waits for another one (`keys create`, a server's first start): each takes milliseconds. */
+export const KEYS_LOCK_WAIT_MS = 10_000
+
 export const lockPathOf = (file: string): string => `${file}.lock`
 
 /** A lock file still being written by its creator is empty for a moment; one that stays empty this long was left by a crash. */

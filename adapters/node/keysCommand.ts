@@ -13,7 +13,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { DEFAULT_REQUESTS_PER_MINUTE, generateKey, hashKey, type KeyRecord, KeysFile } from "../../core/auth/KeyRecord.ts"
 import { readJsonFile } from "../../core/config/Settings.ts"
 import { decoderFor } from "../../core/schema/Decode.ts"
-import { withFileLock } from "./fileLock.ts"
+import { KEYS_LOCK_WAIT_MS, withFileLock } from "./fileLock.ts"
 import { loadSettings, type Settings } from "./settings.ts"
 
 export class KeysError extends Schema.TaggedError<KeysError>()("KeysError", {
@@ -51,9 +51,6 @@ const writeRecords = Effect.fnUntraced(function*(file: string, keys: ReadonlyArr
     (error) => new KeysError({ reason: "Unwritable", subject: file, message: `cannot be written: ${error.message}` })
   )
 })
-
-/** How long a change waits for another one to the same keys file (each takes milliseconds). */
-export const KEYS_LOCK_WAIT_MS = 10_000
 
 /** Read, change and write the keys file holding its lock, so concurrent changes all land. */
 const lockedKeys = <A, E, R>(file: string, purpose: string, change: Effect.Effect<A, E, R>) =>

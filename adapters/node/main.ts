@@ -22,9 +22,11 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { makeStreamsEnd } from "../../core/api/ServerOptions.ts"
 import { appLayer } from "../../core/app/Application.ts"
-import { setupKeys } from "../../core/app/KeySetup.ts"
+import { type KeysFileLock, setupKeys } from "../../core/app/KeySetup.ts"
+import { SettingsError } from "../../core/config/Settings.ts"
 import { searchChoiceOf } from "../../core/app/SearchBackend.ts"
 import { defaultWarmUp } from "../../core/index/WarmUp.ts"
+import { FileLockError, KEYS_LOCK_WAIT_MS, withFileLock } from "./fileLock.ts"
 import type { GatedServer } from "./GatedServer.ts"
 import { startNodeServer } from "./nodeServer.ts"
 import { nodeEngineHooks, nodePlatform } from "./platform.ts"
@@ -83,6 +85,12 @@ const pidFile = (dataDir: string) =>
           // already gone
         }
       })
+  )
+
+/** The generated key is written under the keys file's lock, as `periscope keys` changes are. */
+const lockKeysFile: KeysFileLock = (file, change) =>
+  withFileLock(file, { purpose: "periscope serve", waitMs: KEYS_LOCK_WAIT_MS }, change).pipe(
+    Effect.mapError((error) => error instanceof FileLockError ? new SettingsError({ setting: "PERISCOPE_DATA_DIR", message: `${error.subject} ${error.message}` }) : error)
   )
 
 /** Temporary files of index runs on the snapshot that were killed: removed, each named in the log. */
@@ -147,7 +155,7 @@ const program = Effect.gen(function*() {
   if (niced > 0) yield* Effect.logDebug(`${niced} V8 background threads at nice ${settings.v8WorkerNice}`)
   yield* pidFile(settings.dataDir)
   yield* removeLeftOvers(settings.search.snapshot)
-  const keys = yield* Effect.provide(setupKeys(settings, "persist"), nodePlatform)
+  const keys = yield* Effect.provide(setupKeys(settings, "persist", [], lockKeysFile), nodePlatform)
   if (keys.generatedKey !== undefined) yield* announceKey(keys.generatedKey, keys.generatedFile!)
   yield* warnIfShared(settings.keysFile ?? keys.generatedFile)
   const services = appLayer(settings, keys.records, {

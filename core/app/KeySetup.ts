@@ -46,10 +46,19 @@ const createPrivateFile = Effect.fnUntraced(function*(path: string, content: str
   }).pipe(Effect.ensuring(Effect.ignore(fs.remove(tmp, { force: true }))))
 })
 
+/**
+ * Runs a change of the keys file at `file` holding the lock that `periscope keys` changes take too
+ * (the Node adapter's file lock), so a key made at start and one made by the command both land.
+ */
+export type KeysFileLock = <A, E, R>(file: string, change: Effect.Effect<A, E, R>) => Effect.Effect<A, E | SettingsError, R>
+
+const unlocked: KeysFileLock = (_file, change) => change
+
 export const setupKeys = Effect.fn("KeySetup.setupKeys")(function*(
   settings: Settings,
   whenNone: WhenNoKey,
-  extra: ReadonlyArray<KeyRecord> = []
+  extra: ReadonlyArray<KeyRecord> = [],
+  lock: KeysFileLock = unlocked
 ): Effect.fn.Return<KeySetup, SettingsError, FileSystem.FileSystem> {
   const records: Array<KeyRecord> = [...recordsFromPlainKeys(settings.apiKeys, settings.rateLimitPerMinute), ...extra]
   if (settings.keysFile !== undefined) records.push(...(yield* readKeysFile(settings.keysFile, "PERISCOPE_KEYS_FILE")))
@@ -67,13 +76,14 @@ export const setupKeys = Effect.fn("KeySetup.setupKeys")(function*(
 
   const fs = yield* FileSystem.FileSystem
   const file = `${settings.dataDir}/keys.json`
-  if (yield* Effect.orElseSucceed(fs.exists(file), () => false)) {
-    return { records: yield* readKeysFile(file, "generated keys file"), generatedKey: undefined, generatedFile: file }
-  }
-  const created = yield* Effect.mapError(
-    createPrivateFile(file, JSON.stringify({ keys: [record] }, null, 2) + "\n"),
-    (error) => new SettingsError({ setting: "PERISCOPE_DATA_DIR", message: `cannot write ${file}: ${error.message}` })
-  )
-  if (!created) return { records: yield* readKeysFile(file, "generated keys file"), generatedKey: undefined, generatedFile: file }
+  const existing: KeySetup = { records: [], generatedKey: undefined, generatedFile: file }
+  const created = yield* lock(file, Effect.gen(function*() {
+    if (yield* Effect.orElseSucceed(fs.exists(file), () => false)) return false
+    return yield* Effect.mapError(
+      createPrivateFile(file, JSON.stringify({ keys: [record] }, null, 2) + "\n"),
+      (error) => new SettingsError({ setting: "PERISCOPE_DATA_DIR", message: `cannot write ${file}: ${error.message}` })
+    )
+  }))
+  if (!created) return { ...existing, records: yield* readKeysFile(file, "generated keys file") }
   return { records: [record], generatedKey: key, generatedFile: file }
 })

@@ -1,14 +1,16 @@
 /**
  * `periscope keys create|revoke` run at once on one keys file: every change lands (the
  * file's lock makes them take turns), so every key printed works and `keys list` shows
- * them all. Run many times, as real CLI processes on a real file.
+ * them all; a server's first start, which makes a key, takes the same turns. Run many
+ * times, as real CLI processes and servers on a real file.
  */
 import { execFile } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { hostname, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { hashKey } from "../../core/auth/KeyRecord.ts"
+import { spawnNodeServer } from "../support/servers.ts"
 
 const root = resolve(import.meta.dirname, "../..")
 const work = mkdtempSync(join(tmpdir(), "periscope-keys-lock-"))
@@ -47,6 +49,40 @@ describe("periscope keys: concurrent changes to one keys file", () => {
       expect(existsSync(`${file}.lock`)).toBe(false)
     }
   }, 300_000)
+
+  it("a first server start (which makes a key) and three `keys create` released at once: every key shown is in the file, whichever goes first", async () => {
+    const made: Array<string> = []
+    for (let round = 0; round < 2; round++) {
+      const dataDir = join(work, `start-${round}`)
+      const file = join(dataDir, "keys.json")
+      const config = join(work, "fixture.json")
+      writeFileSync(config, JSON.stringify({ search: { backend: "fixture" } }))
+      // The test holds the file's lock while the server and the commands start, so they all wait on it, then lets go.
+      mkdirSync(dataDir, { recursive: true })
+      writeFileSync(`${file}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString(), purpose: "the test" }))
+      const starting = spawnNodeServer({ PERISCOPE_DATA_DIR: dataDir, PERISCOPE_CONFIG: config })
+      const creating = ["a", "b", "c"].map((name) => keys(["create", name, "--file", file]))
+      setTimeout(() => rmSync(`${file}.lock`), 2_500 + round * 1_000)
+      const [server, ...creates] = await Promise.all([starting, ...creating])
+      try {
+        for (const run of creates) expect(run.code, run.stderr).toBe(0)
+        const shown = creates.map((run) => run.stdout.trim())
+        const generated = /\n {4}(psk_\S+)\n/.exec(server.output())?.[1]
+        if (generated !== undefined) shown.push(generated)
+        made.push(generated === undefined ? "the commands first" : "the server made a key")
+        const hashes = recordsIn(file).map((r) => r.sha256)
+        for (const key of shown) expect(hashes).toContain(hashKey(key))
+        expect(hashes.length).toBe(shown.length)
+        if (generated !== undefined) {
+          expect((await fetch(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${generated}` } })).status).toBe(200)
+        }
+        expect(existsSync(`${file}.lock`)).toBe(false)
+      } finally {
+        await server.close()
+      }
+    }
+    console.log("per round:", made.join(", "))
+  }, 180_000)
 
   it("creates and revokes at once: every create kept, every revoked key gone", async () => {
     const file = join(work, "mixed", "keys.json")

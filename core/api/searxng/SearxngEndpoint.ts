@@ -5,11 +5,11 @@
  * handlers (SearxngHandlers) and the express lane answer with the same function.
  */
 import { Effect, Result } from "effect"
-import { decoderFor } from "../../schema/Decode.ts"
 import { FederatedSearch } from "../../search/FederatedSearch.ts"
 import { Admission } from "../Admission.ts"
 import { type Answer, errorAnswer, jsonAnswer } from "../Answer.ts"
 import { ApiError } from "../ApiError.ts"
+import { closedDecoder } from "../ClosedDecoder.ts"
 import { fromInvalidInput } from "../DomainErrors.ts"
 import { bodyTooLarge } from "../JsonBody.ts"
 import type { RequestHead } from "../RequestTelemetry.ts"
@@ -53,7 +53,7 @@ export interface SearxngRoute {
 export const makeSearxngRoute = Effect.gen(function*() {
   const access = makeSearxngAccess(yield* Admission, yield* SearxngOptions)
   const search = makeSearxngSearch(yield* FederatedSearch)
-  const decode = decoderFor(SearxngParams, "parameters", { unknownKeys: "error", compiled: true })
+  const decode = closedDecoder(SearxngParams, "parameters", Object.keys(SearxngParams.fields))
   const answer = (body: string | undefined, request: RequestHead): Effect.Effect<Answer, ApiError> => {
     const post = request.method === "POST"
     if (post) {

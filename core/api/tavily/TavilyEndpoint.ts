@@ -7,13 +7,13 @@
 import { Effect, Option, Result } from "effect"
 import type { Principal } from "../../auth/AuthError.ts"
 import { ChatGateway } from "../../chat/ChatGateway.ts"
-import { decoderFor } from "../../schema/Decode.ts"
 import { FederatedSearch } from "../../search/FederatedSearch.ts"
 import { StoredPages } from "../../search/StoredPages.ts"
 import { WebFetch } from "../../search/WebFetch.ts"
 import { Admission } from "../Admission.ts"
 import { type Answer, errorAnswer, jsonAnswer } from "../Answer.ts"
 import type { ApiError } from "../ApiError.ts"
+import { closedDecoder } from "../ClosedDecoder.ts"
 import { fromInvalidInput } from "../DomainErrors.ts"
 import type { RequestHead } from "../RequestTelemetry.ts"
 import { makeTavilyAdmission } from "./TavilyAdmission.ts"
@@ -23,7 +23,7 @@ import { makeTavilySearch } from "./TavilySearch.ts"
 import { TAVILY_BODY_LIMIT, TavilyExtractRequest, TavilySearchRequest } from "./TavilyWire.ts"
 
 const decoderOf = <S extends typeof TavilySearchRequest | typeof TavilyExtractRequest>(schema: S) => {
-  const decode = decoderFor(schema, "request body", { unknownKeys: "error", compiled: true })
+  const decode = closedDecoder(schema, "request body", Object.keys(schema.fields))
   return (input: unknown): Result.Result<S["Type"], ApiError> => Result.mapError(decode(input), fromInvalidInput)
 }
 

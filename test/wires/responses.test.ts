@@ -329,7 +329,7 @@ describe("text.format json_schema", () => {
       text: { format: { type: "json_schema", name: "weather", schema: citySchema, strict: true } }
     })
     expect(JSON.parse(response.output_text)).toEqual({ city: "Paris", celsius: 21 })
-    expect(response.text.format).toMatchObject({ type: "json_schema", name: "weather" })
+    expect(response.text?.format).toMatchObject({ type: "json_schema", name: "weather" })
   })
 
   it("answers a reply that breaks the schema as chat completions answer it", async () => {

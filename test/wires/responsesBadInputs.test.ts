@@ -109,7 +109,6 @@ const unsupported = (name: string, body: Record<string, unknown>, param: string,
 const refusedFeatures: Array<Case> = [
   unsupported("previous_response_id", { previous_response_id: "resp_abc" }, "previous_response_id", /^previous_response_id: is not supported: this server stores no responses; send the earlier turns/),
   unsupported("background true", { background: true }, "background", /^background: must be false or absent/),
-  unsupported("store true", { store: true }, "store", /^store: must be false or absent: this server stores no responses$/),
   unsupported("a conversation", { conversation: "conv_1" }, "conversation", /^conversation: is not supported/),
   unsupported("a prompt template", { prompt: { id: "pmpt_1" } }, "prompt", /^prompt: is not supported/),
   unsupported("top_logprobs 5", { top_logprobs: 5 }, "top_logprobs", /^top_logprobs: must be 0 or absent/),
@@ -194,7 +193,7 @@ for (const expressLane of [true, false]) describe(expressLane ? "express lane on
       { temperature: 0, top_p: 1, max_output_tokens: 16 },
       { temperature: 2, max_output_tokens: 8191, max_tool_calls: 0, top_logprobs: 0 },
       { instructions: null, temperature: null, top_p: null, max_output_tokens: null, tools: null, tool_choice: null, text: null, stream: null, store: null, previous_response_id: null, background: null },
-      { store: false, background: false, parallel_tool_calls: false, truncation: "disabled", service_tier: "auto", user: "u1", safety_identifier: "s1", prompt_cache_key: "k" },
+      { store: true, background: false, parallel_tool_calls: false, truncation: "disabled", service_tier: "auto", user: "u1", safety_identifier: "s1", prompt_cache_key: "k" },
       { metadata: { a: "b" }, reasoning: { effort: "low" }, include: ["web_search_call.action.sources", "reasoning.encrypted_content"], stream_options: null },
       { tools: [{ type: "web_search", filters: { allowed_domains: ["https://docs.example/"] }, user_location: { type: "approximate", country: "FR" } }], tool_choice: "required" },
       { text: { format: { type: "json_object" }, verbosity: "low" } },
@@ -203,7 +202,10 @@ for (const expressLane of [true, false]) describe(expressLane ? "express lane on
     for (const extra of accepted) {
       const response = await send({ name: "", body: { ...base, ...extra }, status: 200 })
       expect(response.status, `${JSON.stringify(extra)}: ${await response.clone().text()}`).toBe(200)
-      expect((await response.json() as any).object).toBe("response")
+      const answer = await response.json() as any
+      expect(answer.object).toBe("response")
+      // Nothing is stored, whatever store asks: the response says so.
+      expect(answer.store).toBe(false)
     }
   })
 })

@@ -6,7 +6,7 @@
  * function_call item, and the model server failing: before its first byte (the SDK's error
  * class with the real status) and mid-stream (response.failed).
  */
-import OpenAI from "openai"
+import OpenAI, { APIError } from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type MockUpstream, startMockUpstream } from "../support/mockUpstream.ts"
 import { type RunningServer, startInProcess, TEST_KEY } from "../support/servers.ts"
@@ -133,12 +133,12 @@ describe("streamed through the upstream client", () => {
   })
 
   it("refuses with the gateway's status for it when it fails before its first byte, whole or streamed, as chat completions do", async () => {
-    const chat = await client.chat.completions.create({ model: "main", messages: [{ role: "user", content: "fail early" }] }).catch((error: OpenAI.APIError) => error)
+    const chat = await client.chat.completions.create({ model: "main", messages: [{ role: "user", content: "fail early" }] }).catch((error: APIError) => error)
     expect(chat).toBeInstanceOf(OpenAI.InternalServerError)
     for (const stream of [false, true]) {
       const refused = client.responses.create({ model: "main", input: "fail early", stream })
       await expect(refused).rejects.toBeInstanceOf(OpenAI.InternalServerError)
-      await expect(refused).rejects.toMatchObject({ status: (chat as OpenAI.APIError).status, code: (chat as OpenAI.APIError).code, message: expect.stringContaining("503") })
+      await expect(refused).rejects.toMatchObject({ status: (chat as APIError).status, code: (chat as APIError).code, message: expect.stringContaining("503") })
     }
   })
 })

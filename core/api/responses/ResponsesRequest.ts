@@ -190,7 +190,7 @@ const commonFields = {
   top_p: nullable(ruledNumber("must be a number with 0 < x <= 1, or null", { exclusiveMin: 0, max: 1 }), "must be a number with 0 < x <= 1, or null"),
   stream: nullable(Schema.Boolean, "must be a boolean or null"),
   stream_options: nullable(Schema.Struct({ include_obfuscation: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })) }), "must be an object {include_obfuscation?} or null"),
-  /** Nothing is stored here: false or absent. */
+  /** Nothing is stored here, whatever is asked: the response says store false, and a later previous_response_id is refused. */
   store: nullable(Schema.Boolean, "must be a boolean or null"),
   previous_response_id: nullable(aString, "must be a string or null"),
   background: nullable(Schema.Boolean, "must be a boolean or null"),
@@ -277,7 +277,6 @@ const unsupported = (body: RequestShape): ApiError | undefined => {
   if (typeof body.previous_response_id === "string") {
     return refusal("previous_response_id", "is not supported: this server stores no responses; send the earlier turns (the output items too) in input", UNSUPPORTED)
   }
-  if (body.store === true) return refusal("store", "must be false or absent: this server stores no responses", UNSUPPORTED)
   if (body.background === true) return refusal("background", "must be false or absent: this server answers in the request (stream: true streams it)", UNSUPPORTED)
   if (body.conversation !== undefined && body.conversation !== null) return refusal("conversation", "is not supported: this server keeps no conversations; send the turns in input", UNSUPPORTED)
   if (body.prompt !== undefined && body.prompt !== null) return refusal("prompt", "is not supported: this server keeps no prompt templates; send instructions and input", UNSUPPORTED)

@@ -4,8 +4,10 @@
  * keeps them to those sites), streamed (the SDK's stream helper assembles the events; their
  * order and sequence numbers), function tools over two turns, json_schema text format (a valid
  * answer, and a violation answered as chat completions answer it), a model failing mid-stream
- * (response.failed) and before its first token (the SDK's error class).
+ * (response.failed) and before its first token (the SDK's error class); every answer and event
+ * checked against the schema /openapi.json gives for it.
  */
+import { Ajv2020 } from "ajv/dist/2020.js"
 import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
@@ -175,6 +177,27 @@ describe("web_search", () => {
     expect(docsOnly.length).toBeGreaterThan(0)
     for (const url of docsOnly) expect(new URL(url).hostname).toBe("docs.example")
     expect(await ask(["https://other.example/"])).toEqual(["https://blog.other.example/vacuum-tips"])
+  })
+
+  it("takes the preview tool's type, and allowed_tools keeps the offer to the tools it lists", async () => {
+    const preview = await client.responses.create({ model: "scripted-1", input: "ANALYZE statistics", tools: [{ type: "web_search_preview" }] })
+    expect(preview.output.map((item) => item.type)).toEqual(["web_search_call", "message"])
+    // Only web search allowed: the function is not offered, so the (scripted) model answers from the sources.
+    const allowed = await client.responses.create({
+      model: "scripted-1",
+      input: "ANALYZE statistics",
+      tools: [weatherTool, { type: "web_search" }],
+      tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "web_search" }] }
+    })
+    expect(allowed.output.map((item) => item.type)).toEqual(["web_search_call", "message"])
+    // Only the function allowed: no search, and the model calls it.
+    const functionOnly = await client.responses.create({
+      model: "scripted-1",
+      input: "ANALYZE statistics",
+      tools: [weatherTool, { type: "web_search" }],
+      tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "get_weather" }] }
+    })
+    expect(functionOnly.output.map((item) => item.type)).toEqual(["function_call"])
   })
 
   it("makes no search with tool_choice none", async () => {
@@ -353,5 +376,41 @@ describe("text.format json_schema", () => {
   it("refuses a schema that does not compile, at its place", async () => {
     const bad = client.responses.create({ model: "scripted-1", input: "x", text: { format: { type: "json_schema", name: "w", schema: { type: "object", properties: { a: { type: 5 } } } } } })
     await expect(bad).rejects.toMatchObject({ status: 400, param: "text.format.schema" })
+  })
+})
+
+describe("the document", () => {
+  /** The answers' bodies, whole and streamed, validated against /openapi.json's own schemas (JSON Schema 2020-12). */
+  it("gives the schema every answer and every event matches", async () => {
+    const doc = await (await fetch(`${server.url}/openapi.json`, { headers: authHeaders() })).json() as any
+    const ajv = new Ajv2020({ strict: false, allErrors: true })
+    ajv.addSchema({ ...doc, $id: "openapi.json" })
+    const errorsOf = (name: string, value: unknown) => {
+      const validate = ajv.getSchema(`openapi.json#/components/schemas/${name}`)!
+      return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`)
+    }
+    const post = (body: Record<string, unknown>) =>
+      fetch(`${server.url}/v1/responses`, { method: "POST", headers: authHeaders(), body: JSON.stringify({ model: "scripted-1", ...body }) })
+    const bodies: Array<Record<string, unknown>> = [
+      { input: "plain" },
+      { input: "VACUUM in PostgreSQL tables", tools: [{ type: "web_search", filters: { allowed_domains: ["docs.example"] } }] },
+      { input: "Weather?", tools: [weatherTool] },
+      { input: "long", max_output_tokens: 16 },
+      { input: "as JSON", text: { format: { type: "json_schema", name: "weather", schema: citySchema } } }
+    ]
+    for (const body of bodies) {
+      const whole = await (await post(body)).json()
+      expect(errorsOf("Response", whole), JSON.stringify(whole)).toEqual([])
+      const text = await (await post({ ...body, stream: true })).text()
+      const events = text.split("\n\n").filter((f) => f !== "").map((f) => JSON.parse(f.split("\n")[1]!.slice("data: ".length)))
+      expect(events.length).toBeGreaterThan(2)
+      for (const event of events) expect(errorsOf("ResponseStreamEvent", event), JSON.stringify(event)).toEqual([])
+    }
+    const failed = await (await fetch(`${server.url}/v1/responses`, { method: "POST", headers: authHeaders(), body: JSON.stringify({ model: "broken", input: "late", stream: true }) })).text()
+    const last = JSON.parse(failed.trim().split("\n\n").at(-1)!.split("\n")[1]!.slice("data: ".length))
+    expect(last.type).toBe("response.failed")
+    expect(errorsOf("ResponseStreamEvent", last)).toEqual([])
+    const refused = await (await post({ input: "x", temperature: 9 })).json()
+    expect(errorsOf("OpenAIErrorBody", refused)).toEqual([])
   })
 })

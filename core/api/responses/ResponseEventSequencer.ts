@@ -60,6 +60,8 @@ export class ResponseEventSequencer {
   private annotations: ReadonlyArray<UrlCitation> = []
   private messageValidation: Validation | undefined
   private readonly calls = new Map<number, OpenCall>()
+  /** A message or a function call was opened: an answer with neither still gets its (empty) message, as a whole one does. */
+  private answered = false
   private finish: FinishReason | null = null
   private usage: Usage | undefined
   private grounding: GroundingReport | undefined
@@ -86,6 +88,7 @@ export class ResponseEventSequencer {
       if (choice.periscope_validation !== undefined) this.messageValidation = choice.periscope_validation
       if (choice.finish_reason !== null) {
         this.finish = choice.finish_reason
+        if (!this.answered) this.openMessage(out)
         this.closeAll(out)
       }
     }
@@ -185,23 +188,27 @@ export class ResponseEventSequencer {
     out.push({ type: "response.reasoning_text.delta", sequence_number: this.sequence++, item_id: open.id, output_index: open.index, content_index: 0, delta: text })
   }
 
+  private openMessage(out: Array<ResponseStreamEvent>): OpenText {
+    if (this.reasoning !== undefined) this.closeReasoning(this.reasoning, out)
+    this.answered = true
+    const open: OpenText = this.message = { index: this.output.length, id: itemId("msg_"), text: "" }
+    const item: OutputItem = { ...messageItem(open.id, "", [], "in_progress"), content: [] }
+    this.output.push(item)
+    out.push({ type: "response.output_item.added", sequence_number: this.sequence++, output_index: open.index, item })
+    out.push({
+      type: "response.content_part.added",
+      sequence_number: this.sequence++,
+      item_id: open.id,
+      output_index: open.index,
+      content_index: 0,
+      part: { type: "output_text", text: "", annotations: [], logprobs: [] }
+    })
+    return open
+  }
+
   private write(text: string, out: Array<ResponseStreamEvent>): void {
     if (this.reasoning !== undefined) this.closeReasoning(this.reasoning, out)
-    let open = this.message
-    if (open === undefined) {
-      open = this.message = { index: this.output.length, id: itemId("msg_"), text: "" }
-      const item: OutputItem = { ...messageItem(open.id, "", [], "in_progress"), content: [] }
-      this.output.push(item)
-      out.push({ type: "response.output_item.added", sequence_number: this.sequence++, output_index: open.index, item })
-      out.push({
-        type: "response.content_part.added",
-        sequence_number: this.sequence++,
-        item_id: open.id,
-        output_index: open.index,
-        content_index: 0,
-        part: { type: "output_text", text: "", annotations: [], logprobs: [] }
-      })
-    }
+    const open = this.message ?? this.openMessage(out)
     open.text += text
     out.push({
       type: "response.output_text.delta",
@@ -218,6 +225,7 @@ export class ResponseEventSequencer {
     if (this.reasoning !== undefined) this.closeReasoning(this.reasoning, out)
     let open = this.calls.get(delta.index)
     if (open === undefined) {
+      this.answered = true
       open = { index: this.output.length, id: itemId("fc_"), callId: delta.id ?? "", name: delta.function?.name ?? "", arguments: "" }
       this.calls.set(delta.index, open)
       const item = functionCallItem(open.id, { id: open.callId, name: open.name, arguments: "" }, "in_progress")

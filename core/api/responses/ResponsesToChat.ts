@@ -135,7 +135,7 @@ const toolPlan = (request: ResponsesRequest): Result.Result<ToolPlan, ApiError> 
     for (let k = 0; k < allowed.tools.length; k++) {
       const entry = allowed.tools[k]!
       const type = String(entry.type)
-      if (isWebSearchType(type)) searchAllowed = webSearch !== undefined
+      if (isWebSearchType(type) && webSearch !== undefined) searchAllowed = true
       else if (type === "function" && typeof entry.name === "string" && names.has(entry.name)) kept.add(entry.name)
       else return Result.fail(invalidAt(`tool_choice.tools[${k}]`, "names no tool in tools"))
     }

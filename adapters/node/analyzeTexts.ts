@@ -1,7 +1,7 @@
 /**
- * The build's analysis of one page's texts, as extractWorker.ts runs it and as the pool runs it
- * on the main thread once no worker is left: one analyzer per stemming setting, kept, so its
- * memo of words serves page after page.
+ * The build's analysis of one page's texts, as a job thread runs it (extractJobs.ts) and as
+ * the pool runs it on the main thread once no thread is left: one analyzer per stemming
+ * setting, kept, so its memo of words serves page after page.
  */
 import { Analyzer } from "../../core/index/analysis/Analyzer.ts"
 import { type AnalyzedFields, TokenRecorder } from "../../core/index/analysis/AnalyzedText.ts"

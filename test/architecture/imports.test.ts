@@ -22,7 +22,8 @@ const height: Record<string, number> = {
   "core/index": 2,
   "core/ingest": 2,
   "core/store": 2,
-  "core/schema": 1
+  "core/schema": 1,
+  "core/jobs": 1
 }
 
 /** Imports between rooms of one height that the design allows: chat grounds answers in search; ingest makes the index's documents. */

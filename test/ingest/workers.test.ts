@@ -21,9 +21,9 @@ import { Effect, Fiber } from "effect"
 import { WARCRecord, WARCSerializer } from "warcio"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { extractPool } from "../../adapters/node/extractPool.ts"
-import type { WorkerAnswer } from "../../adapters/node/extractWorker.ts"
 import { indexSnapshot, type IndexSummary } from "../../adapters/node/indexCommand.ts"
 import { openSources } from "../../adapters/node/sources/openSources.ts"
+import type { FromWorker } from "../../core/jobs/JobHost.ts"
 import { type IndexProgress, runIndex } from "../../core/ingest/IndexRun.ts"
 import { cacheDir, corePackages, debianDocsOrSkip } from "../support/debianDocs.ts"
 
@@ -154,8 +154,9 @@ describe.skipIf(pages === undefined)("extraction on worker threads", () => {
     let killed = false
     const onWorker = (worker: Worker) => {
       // The first worker to answer an analysis dies at once, with the pages queued behind it.
-      worker.on("message", (answer: WorkerAnswer) => {
-        if (answer.kind !== "analyze") return
+      worker.on("message", (answer: FromWorker) => {
+        // An analysis answers with the tokens of each text (an array); an extraction with an item.
+        if (answer.type !== "done" || !Array.isArray(answer.output)) return
         analysed++
         if (!killed) {
           killed = true

@@ -1,0 +1,139 @@
+/**
+ * The job runner on Node worker threads (adapters/node/jobThreads.ts over core/jobs/WorkerPool.ts),
+ * with real threads running real jobs (testJobs.ts): answers cross threads; a job past its
+ * deadline is ended there, mid-loop, and its thread replaced; a job past the memory limit
+ * fails as such; a full queue answers busy with a time to retry; a job's own error and a thread
+ * that exits are told apart; a caller that gives up ends the thread's work. The same-thread
+ * runner (runtimes without workers) answers the same jobs with the same errors.
+ */
+import { Effect, Exit, Fiber } from "effect"
+import { describe, expect, it } from "vitest"
+import { nodeJobWorkers } from "../../adapters/node/jobThreads.ts"
+import { type JobError, type JobLimits, JobRunner, type JobRunnerShape } from "../../core/jobs/JobRunner.ts"
+import { echoJob, exitJob, growJob, spinJob, threadJob, throwJob } from "./testJobs.ts"
+
+const limits = (overrides: Partial<JobLimits> = {}): JobLimits => ({ workers: 1, memoryMb: 128, queue: 4, deadlineMs: 30_000, ...overrides })
+
+const withRunner = <A>(given: JobLimits, body: (runner: JobRunnerShape) => Effect.Effect<A, unknown>) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(nodeJobWorkers.start(given), body)))
+
+const failureOf = <A>(effect: Effect.Effect<A, JobError>) => Effect.flip(effect)
+
+describe("job runner on worker threads", () => {
+  it("runs a job on another thread and brings its output back", async () => {
+    const value = { text: "héllo", list: [1, 2, 3], bytes: new Uint8Array([7, 8]), nested: { date: null } }
+    const { output, thread } = await withRunner(limits(), (runner) =>
+      Effect.all({ output: runner.run(echoJob, value), thread: runner.run(threadJob, null) }))
+    expect(output).toEqual(value)
+    expect(thread).not.toBe(0)
+    expect(await withRunner(limits(), (runner) => Effect.succeed(runner.where))).toBe("threads")
+  })
+
+  it("ends a job at its deadline, mid-loop, and replaces its thread", async () => {
+    const result = await withRunner(limits(), (runner) =>
+      Effect.gen(function*() {
+        const before = yield* runner.run(threadJob, null)
+        const started = Date.now()
+        const error = yield* failureOf(runner.run(spinJob, { ms: 60_000 }, { deadlineMs: 300 }))
+        const waited = Date.now() - started
+        const after = yield* runner.run(threadJob, null)
+        return { error, waited, before, after }
+      }))
+    expect(result.error.reason).toBe("timeout")
+    expect(result.error.message).toBe("the spin job did not finish within 300 ms")
+    // Answered at the deadline, not when the minute of work would have ended.
+    expect(result.waited).toBeLessThan(10_000)
+    expect(result.after).not.toBe(result.before)
+  })
+
+  it("counts the deadline from the call: a job still waiting for a thread times out in the queue", async () => {
+    const error = await withRunner(limits(), (runner) =>
+      Effect.gen(function*() {
+        const busy = yield* Effect.forkChild(runner.run(spinJob, { ms: 60_000 }, { deadlineMs: 20_000 }))
+        yield* Effect.yieldNow
+        const waiting = yield* failureOf(runner.run(echoJob, 1, { deadlineMs: 300 }))
+        yield* Fiber.interrupt(busy)
+        return waiting
+      }))
+    expect(error.reason).toBe("timeout")
+    expect(error.job).toBe("echo")
+  })
+
+  it("fails a job that outgrows the memory limit as out of memory, naming the limit, and goes on", async () => {
+    const result = await withRunner(limits({ memoryMb: 64 }), (runner) =>
+      Effect.gen(function*() {
+        const error = yield* failureOf(runner.run(growJob, { megabytes: 1024 }))
+        const next = yield* runner.run(echoJob, "still here")
+        return { error, next }
+      }))
+    expect(result.error.reason).toBe("memory")
+    expect(result.error.message).toBe("the grow job ran out of memory (limit 64 MB, jobs.memoryMb)")
+    expect(result.next).toBe("still here")
+  })
+
+  it("answers busy, with a time to retry, when the queue is full", async () => {
+    const error = await withRunner(limits({ queue: 1 }), (runner) =>
+      Effect.gen(function*() {
+        const running = yield* Effect.forkChild(runner.run(spinJob, { ms: 60_000 }))
+        const waiting = yield* Effect.forkChild(runner.run(echoJob, 1))
+        yield* Effect.yieldNow
+        const refused = yield* failureOf(runner.run(echoJob, 2))
+        yield* Fiber.interrupt(running)
+        expect(yield* Fiber.join(waiting)).toBe(1)
+        return refused
+      }))
+    expect(error.reason).toBe("busy")
+    expect(error.message).toBe("the echo job was not run: 1 jobs are waiting for a thread, the limit")
+    expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1)
+  })
+
+  it("tells a job's own error from a thread that died, and replaces the dead one", async () => {
+    const result = await withRunner(limits(), (runner) =>
+      Effect.gen(function*() {
+        const thrown = yield* failureOf(runner.run(throwJob, { message: "the PDF is broken" }))
+        const exited = yield* failureOf(runner.run(exitJob, null))
+        const next = yield* runner.run(echoJob, "next")
+        return { thrown, exited, next }
+      }))
+    expect(result.thrown).toMatchObject({ reason: "failed", message: "the PDF is broken", job: "throw" })
+    expect(result.exited.reason).toBe("crashed")
+    expect(result.exited.message).toBe("the thread running the exit job stopped (exited with code 3)")
+    expect(result.next).toBe("next")
+  })
+
+  it("ends the thread's work when the caller gives up on a running job", async () => {
+    const result = await withRunner(limits(), (runner) =>
+      Effect.gen(function*() {
+        const before = yield* runner.run(threadJob, null)
+        const spinning = yield* Effect.forkChild(runner.run(spinJob, { ms: 60_000 }))
+        yield* Effect.sleep(200)
+        const started = Date.now()
+        yield* Fiber.interrupt(spinning)
+        // The one thread is free again: the next job runs at once, on its replacement.
+        const after = yield* runner.run(threadJob, null, { deadlineMs: 10_000 })
+        return { before, after, waited: Date.now() - started }
+      }))
+    expect(result.after).not.toBe(result.before)
+    expect(result.waited).toBeLessThan(10_000)
+  })
+})
+
+describe("job runner on the calling thread (no workers)", () => {
+  const run = <A>(body: (runner: JobRunnerShape) => Effect.Effect<A, unknown>) =>
+    Effect.runPromise(Effect.scoped(Effect.flatMap(JobRunner.sameThread.start(limits()), body)))
+
+  it("runs the same jobs with the same errors", async () => {
+    const result = await run((runner) =>
+      Effect.gen(function*() {
+        const echoed = yield* runner.run(echoJob, { a: 1 })
+        const thrown = yield* failureOf(runner.run(throwJob, { message: "nope" }))
+        return { echoed, thrown, where: runner.where }
+      }))
+    expect(result).toMatchObject({ echoed: { a: 1 }, thrown: { reason: "failed", message: "nope" }, where: "same thread" })
+  })
+
+  it("is what JobRunner.layer gives when the adapter provides no workers", async () => {
+    const exit = await Effect.runPromiseExit(Effect.provide(Effect.map(Effect.service(JobRunner), (runner) => runner.where), JobRunner.layer(limits())))
+    expect(Exit.isSuccess(exit) && exit.value).toBe("same thread")
+  })
+})

@@ -1,5 +1,5 @@
 /**
- * Wire schemas of webFetch: the request body `{url, format?, maxChars?, fresh?, addToIndex?}`
+ * Wire schemas of webFetch: the request body `{url, format?, maxChars?, fresh?, addToIndex?, render?}`
  * and the success envelope around `{title, content, url, fromCache}` (the seed provider's
  * shape) plus `date` and `contentType`. Failures use the search failure envelope with a
  * status and an `exception.type` of their own per reason (see fetchErrorResponse).
@@ -24,8 +24,10 @@ export const FetchRequestBody = Schema.Struct({
   format: Schema.optionalKey(Schema.Literals(["markdown", "text", "html"]).annotate({ message: "must be markdown, text or html" })),
   maxChars: Schema.optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_CHARS}`, { integer: true, min: 1, max: MAX_CHARS })),
   fresh: Schema.optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
-  addToIndex: Schema.optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" }))
-}).annotate({ identifier: "WebFetchRequest", message: "must be a JSON object with url and optional format, maxChars, fresh, addToIndex" })
+  addToIndex: Schema.optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
+  /** Read the page in a headless browser: never, auto (when its HTML is an app shell) or always. */
+  render: Schema.optionalKey(Schema.Literals(["never", "auto", "always"]).annotate({ message: "must be never, auto or always" }))
+}).annotate({ identifier: "WebFetchRequest", message: "must be a JSON object with url and optional format, maxChars, fresh, addToIndex, render" })
 export type FetchRequestBody = typeof FetchRequestBody.Type
 
 export const FetchedPageData = Schema.Struct({
@@ -57,7 +59,8 @@ const RENDERING: Record<WebFetchError["reason"], { readonly status: number; read
   unsupported_type: { status: 415, code: "400", type: "UnsupportedContentType" },
   timeout: { status: 504, code: "500", type: "FetchTimeout" },
   http_status: { status: 502, code: "500", type: "SiteHttpStatus" },
-  failed: { status: 502, code: "500", type: "FetchFailed" }
+  failed: { status: 502, code: "500", type: "FetchFailed" },
+  render_unavailable: { status: 501, code: "500", type: "RenderUnavailable" }
 }
 
 export const FETCH_ERROR_STATUSES = [...new Set(Object.values(RENDERING).map((r) => r.status))]
@@ -84,6 +87,6 @@ export const fetchErrorResponse = (error: WebFetchError): HttpServerResponse.Htt
 }
 
 /** The contract's error schemas: the search envelope at every status webFetch answers with. */
-export const fetchErrorSchemas = [...new Set([400, 401, 403, 413, 415, 429, 500, 502, 503, 504])].map((status) =>
+export const fetchErrorSchemas = [...new Set([400, 401, 403, 413, 415, 429, 500, 501, 502, 503, 504])].map((status) =>
   SearchErrorBody.pipe(HttpApiSchema.status(status))
 )

@@ -1,10 +1,12 @@
 /**
  * The `fetch` section of the config file: how webFetch reads pages. Private,
  * loopback and link-local addresses are refused unless allowed here (all of them,
- * or listed hosts); limits bound every fetch; the page cache keeps answers for a while.
+ * or listed hosts); limits bound every fetch; the page cache keeps answers for a while;
+ * pages that build themselves with scripts are rendered in a headless Chromium.
  */
 import { Schema } from "effect"
 import type { FetchSettings } from "../backends/GuardedWebFetch.ts"
+import type { RenderMode } from "../search/WebFetch.ts"
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
 
 const optionalKey = Schema.optionalKey
@@ -32,11 +34,35 @@ export const FetchConfig = Schema.Struct({
   userAgent: optionalKey(ruledString("must be a non-empty string of at most 256 characters").check(
     Schema.isMinLength(1, { message: "must be a non-empty string of at most 256 characters" }),
     Schema.isMaxLength(256, { message: "must be a non-empty string of at most 256 characters" })
-  ))
-}).annotate({ message: "must be an object {allowPrivateAddresses?, allowHosts?, timeoutMs?, maxBytes?, cacheTtlSeconds?, cacheMaxEntries?, addToIndex?, userAgent?}" })
+  )),
+  /** Render pages in a headless browser: never, auto (app shells only) or always (a request's render wins). Default auto. */
+  render: optionalKey(Schema.Literals(["never", "auto", "always"]).annotate({ message: "must be never, auto or always" })),
+  /** Pages the browser renders at once; more wait their turn. Default 2. */
+  renderPages: optionalKey(ruledNumber("must be an integer from 1 to 32", { integer: true, min: 1, max: 32 })),
+  /** The Chromium executable rendering runs. Default /usr/bin/chromium (Debian's chromium package). */
+  chromiumPath: optionalKey(ruledString("must be an absolute path").check(Schema.isPattern(/^\//, { message: "must be an absolute path" })))
+}).annotate({
+  message: "must be an object {allowPrivateAddresses?, allowHosts?, timeoutMs?, maxBytes?, cacheTtlSeconds?, cacheMaxEntries?, addToIndex?, userAgent?, render?, renderPages?, chromiumPath?}"
+})
 export type FetchConfig = typeof FetchConfig.Type
 
 export const DEFAULT_FETCH_USER_AGENT = "Periscope/0.1 (webFetch)"
+
+/** The browser a platform that renders runs (the Node server: adapters/node/browserRenderer.ts). */
+export interface BrowserSettings {
+  readonly chromiumPath: string
+  readonly pages: number
+}
+
+export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium"
+
+/** webFetch's render mode when a request names none. */
+export const renderModeOf = (config: FetchConfig | undefined): RenderMode => config?.render ?? "auto"
+
+export const browserSettingsOf = (config: FetchConfig | undefined): BrowserSettings => ({
+  chromiumPath: config?.chromiumPath ?? DEFAULT_CHROMIUM_PATH,
+  pages: config?.renderPages ?? 2
+})
 
 /** The settings webFetch runs with: the file's values over the defaults. */
 export const fetchSettingsOf = (config: FetchConfig | undefined): FetchSettings => ({

@@ -7,6 +7,12 @@ import { Context, type Effect, Schema } from "effect"
 
 export type FetchFormat = "markdown" | "text" | "html"
 
+/**
+ * Whether the page is read as a browser shows it, scripts run: never; auto, when the HTML alone
+ * is an app shell (little main text, mostly scripts or a lone app root); always (HTML pages).
+ */
+export type RenderMode = "never" | "auto" | "always"
+
 export interface FetchRequest {
   readonly url: string
   /** markdown (default): main content as Markdown; text: plain text; html: the cleaned main-content HTML. */
@@ -17,6 +23,8 @@ export interface FetchRequest {
   readonly fresh?: boolean
   /** Add the page to the running local index (default from config `fetch.addToIndex`). */
   readonly addToIndex?: boolean
+  /** Render the page in a headless browser (default from config `fetch.render`). */
+  readonly render?: RenderMode
 }
 
 export interface FetchedPage {
@@ -34,10 +42,11 @@ export interface FetchedPage {
 /**
  * A page could not be fetched. `reason` decides the HTTP status: invalid_url 400, refused 403,
  * unsupported_type 415, too_large 413, timeout 504, http_status 502 (with the site's `status`),
- * failed 502. `message` is shown to the caller.
+ * failed 502, render_unavailable 501 (rendering was asked for and this server has no browser).
+ * `message` is shown to the caller.
  */
 export class WebFetchError extends Schema.TaggedError<WebFetchError>()("WebFetchError", {
-  reason: Schema.Literals(["invalid_url", "refused", "timeout", "too_large", "unsupported_type", "http_status", "failed"]),
+  reason: Schema.Literals(["invalid_url", "refused", "timeout", "too_large", "unsupported_type", "http_status", "failed", "render_unavailable"]),
   url: Schema.String,
   message: Schema.String,
   /** The site's own status, for http_status. */

@@ -35,6 +35,8 @@ const children: Array<ChildProcess> = []
 process.on("exit", () => {
   for (const child of children) child.kill("SIGTERM")
 })
+// Stopped by a signal, the servers are stopped too (a signal ends the process without its exit event).
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(1))
 
 const [upstream, paced] = await Promise.all([startUpstreamProcess(64), startUpstreamProcess(64, { chunkDelayMs: 1 })])
 
@@ -142,3 +144,5 @@ for (const mode of MODES) {
   const cpu = median(responses.map((r) => r.cpuUs)) / median(chat.map((r) => r.cpuUs))
   console.log(`${mode}: /v1/responses / /v1/chat/completions throughput ${describePaired(ratios)} (target >= 0.80x); server CPU per request ${cpu.toFixed(2)}x`)
 }
+// The servers are stopped on exit (above); their open pipes would otherwise keep this process alive.
+process.exit(0)

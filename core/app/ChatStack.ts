@@ -8,7 +8,8 @@ import { Config, Effect, Layer, Redacted } from "effect"
 import { parameterPresets, presetSupportsN, withOverrides } from "../backends/openai/ParameterPresets.ts"
 import type { ChatConfig, UpstreamConfig } from "../config/ChatConfig.ts"
 import { SettingsError } from "../config/Settings.ts"
-import { ChatGateway, defaultValidationPolicy, type ValidationPolicy } from "../chat/ChatGateway.ts"
+import { ChatGateway, type ValidationPolicy } from "../chat/ChatGateway.ts"
+import { validationPolicyFrom } from "../chat/OutputValidation.ts"
 import { defaultGroundingSettings, Grounding, type GroundingSettings } from "../chat/Grounding.ts"
 import type { FederatedSearch } from "../search/FederatedSearch.ts"
 import { ChatModel } from "../chat/ChatModel.ts"
@@ -54,10 +55,7 @@ const resolveRoutes = (chat: ChatConfig | undefined): Effect.Effect<ReadonlyArra
     }))
   })
 
-export const validationPolicyOf = (chat: ChatConfig | undefined): ValidationPolicy =>
-  chat?.validation === undefined
-    ? defaultValidationPolicy
-    : { mode: chat.validation.policy, retries: chat.validation.retries ?? defaultValidationPolicy.retries }
+export const validationPolicyOf = (chat: ChatConfig | undefined): ValidationPolicy => validationPolicyFrom(chat?.validation)
 
 /** `chat.grounding` over the defaults. */
 export const groundingSettingsOf = (chat: ChatConfig | undefined): GroundingSettings => {

@@ -18,11 +18,11 @@ import { CitationPass, citeChoices, type GroundingPlan, groundedRequest, planOf,
 import { defaultGroundingSettings, Grounding, type Retrieval } from "./Grounding.ts"
 import { searchResultsOf, SourceRegistry } from "./GroundingSources.ts"
 import { type LoopState, loopComplete, loopStream } from "./ServerToolLoop.ts"
-import { type Checks, checksOf, defaultValidationPolicy, feedbackMessages, invalidOutput, type Output, type Problem, problemsOf, type ValidationPolicy } from "./OutputValidation.ts"
+import { type Checks, checksOf, defaultValidationPolicy, feedbackMessages, invalidOutput, limitsOf, type Output, type Problem, problemsOf, repairOutput, type ValidationPolicy } from "./OutputValidation.ts"
 import { applyStops } from "./StopSequences.ts"
 import { StreamGuard } from "./StreamGuard.ts"
 import { TokenCount } from "./TokenCount.ts"
-import { repairJson } from "./ToolValidation.ts"
+import { schemaBoundProblem } from "./ToolValidation.ts"
 
 export { defaultValidationPolicy, type ValidationPolicy }
 
@@ -79,6 +79,7 @@ const makeGateway = (
   hasModel: (model: string) => boolean
 ): ChatGateway["Service"] => {
   const settings = grounding?.settings ?? defaultGroundingSettings
+  const limits = limitsOf(policy)
   // Server tools are set only on grounded requests; every choice then runs its own tool loop.
   const loops = new WeakMap<ChatRequest, GroundedRun>()
   const completeOnce = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
@@ -127,11 +128,9 @@ const makeGateway = (
       const problems = problemsOf(checks, current.content, current.toolCalls)
       if (problems.length === 0) return current
       if (policy.mode === "repair") {
-        const toolCalls = current.toolCalls.map((call) => checks.catalog.repair(call).call)
-        const content = current.content !== null && problems.some((p) => p.kind === "content") ? repairJson(current.content) ?? current.content : current.content
-        const remaining = problemsOf(checks, content, toolCalls)
-        if (remaining.length === 0) return { ...current, toolCalls, content }
-        return yield* invalidOutput(remaining, "after repair")
+        const repaired = repairOutput(checks, current, problems)
+        if (repaired.problems.length === 0) return repaired.output
+        return yield* invalidOutput(repaired.problems, "after repair")
       }
       if (attempt >= policy.retries) return yield* invalidOutput(problems, `after ${policy.retries} ${policy.retries === 1 ? "retry" : "retries"}`)
       const again = yield* completeOnce({
@@ -157,10 +156,21 @@ const makeGateway = (
   const complete = (request: ChatRequest): Effect.Effect<GatewayResult, ChatModelError> =>
     Effect.withFiber((fiber) => spannedIn(fiber, completeNow(request), "ChatGateway.complete"))
 
+  /**
+   * A request schema over the configured size or depth: 400 naming it. The arrival check
+   * (requestSchemaProblem) holds schemas to the most the settings allow; this, to the settings.
+   */
+  const boundError = (request: ChatRequest): ChatModelError | undefined => {
+    const problem = schemaBoundProblem(request, limits)
+    return problem === undefined ? undefined : new ChatModelError({ reason: "invalid_request", param: problem.param, message: problem.message })
+  }
+
   const completeNow = (request: ChatRequest): Effect.Effect<GatewayResult, ChatModelError> => {
+    const bound = boundError(request)
+    if (bound !== undefined) return Effect.fail(bound)
     const plan = planOf(request, settings, hasModel)
     if (plan !== undefined) return Effect.flatMap(prepare(request, plan), (run) => completeGrounded(request, run))
-    const checks = checksOf(request)
+    const checks = checksOf(request, limits)
     return Effect.flatMap(completeOnce(request), (first) =>
       // Nothing to validate (no tools, no JSON format, no tool calls) and usage reported: only stops apply.
       first.usage !== undefined && checks.catalog.names.length === 0 && checks.content === undefined &&
@@ -188,7 +198,7 @@ const makeGateway = (
 
   /** The answer names the model as asked (`x:online` included); citations verified last, after stops and validation. */
   const completeGrounded = Effect.fnUntraced(function*(asked: ChatRequest, run: GroundedRun): Effect.fn.Return<GatewayResult, ChatModelError> {
-    const settled = yield* settleAll(run.request, checksOf(run.request), yield* completeOnce(run.request))
+    const settled = yield* settleAll(run.request, checksOf(run.request, limits), yield* completeOnce(run.request))
     const cited = citeChoices(settled.choices, run.registry)
     return {
       model: asked.model,
@@ -204,13 +214,15 @@ const makeGateway = (
   // One step per pulled array, an Effect only when a choice finishes (see ArrayStreams).
   const guarded = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
     Stream.suspend(() => {
-      const guard = new StreamGuard(request, checksOf(request), policy, settle, tokens)
+      const guard = new StreamGuard(request, checksOf(request, limits), policy, settle, tokens)
       return withEnd(stepArrays(streamOnce(request), (chunk) => guard.step(chunk), () => guard.cutShort), () => guard.end())
     })
 
   /** Retrieval happens before the first chunk; then the guarded stream, then the citation step. */
   const stream = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
     Stream.suspend(() => {
+      const bound = boundError(request)
+      if (bound !== undefined) return Stream.fail(bound)
       const plan = planOf(request, settings, hasModel)
       return plan === undefined ? guarded(request) : Stream.unwrap(Effect.map(prepare(request, plan), groundedStream))
     })

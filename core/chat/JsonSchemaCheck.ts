@@ -98,6 +98,7 @@ export const withLinearRegExp = <A>(run: () => A): A => {
 
 // --- the structural check -----------------------------------------------------------
 
+/** Schema levels (each keyword that holds schemas is one) checked when the caller names no bound. */
 const MAX_DEPTH = 64
 const TYPES = new Set(["null", "boolean", "object", "array", "number", "string", "integer"])
 
@@ -129,9 +130,10 @@ const resolvesLocally = (root: unknown, ref: string): boolean => {
  * The first problem found in a JSON Schema, or undefined. Checks what the
  * validator would otherwise trip over or silently ignore: the draft, the
  * shape of every keyword that holds schemas, types, counts, `required`,
- * `enum`, local `$ref`s, nesting depth, and that every regex runs on RE2.
+ * `enum`, local `$ref`s, nesting depth (at most `maxDepth` schema levels),
+ * and that every regex runs on RE2.
  */
-export const checkJsonSchema = (root: unknown): SchemaProblem | undefined => {
+export const checkJsonSchema = (root: unknown, maxDepth = MAX_DEPTH): SchemaProblem | undefined => {
   if (draftOf(root) === undefined) {
     const declared = Predicate.isObject(root) ? (root as Record<string, unknown>).$schema : undefined
     return { pointer: "/$schema", rule: `must name a supported draft (2020-12, 2019-09, draft-07 or draft-04)`, value: declared }
@@ -139,7 +141,7 @@ export const checkJsonSchema = (root: unknown): SchemaProblem | undefined => {
   const visit = (node: unknown, pointer: string, depth: number): SchemaProblem | undefined => {
     if (typeof node === "boolean") return undefined
     if (!Predicate.isObject(node) || Array.isArray(node)) return { pointer, rule: "must be a schema (an object or a boolean)", value: node }
-    if (depth > MAX_DEPTH) return { pointer, rule: `must be nested at most ${MAX_DEPTH} levels deep`, value: "…" }
+    if (depth > maxDepth) return { pointer, rule: `must be nested at most ${maxDepth} levels deep`, value: "…" }
     const s = node as Record<string, unknown>
     const at = (key: string) => `${pointer}/${escapePointer(key)}`
     if (s.type !== undefined) {

@@ -7,27 +7,43 @@ import type { AnswerToolCall } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "./ChatRequest.ts"
 import type { FinishReason } from "./FinishReason.ts"
-import { makeContentCheck, ToolCatalog, type Verdict } from "./ToolValidation.ts"
+import { makeContentCheck, repairJson, ToolCatalog, type Verdict } from "./ToolValidation.ts"
+import { defaultValidationLimits, type ValidationLimits } from "./ValidationLimits.ts"
 
 /**
  * What happens to a tool call or JSON reply that fails validation:
  * pass: it goes out, marked with `periscope_validation`; repair: broken JSON
  * is fixed with jsonrepair, then validated; retry: the model is asked again
  * with the validation error, up to `retries` times. Still invalid after
- * repair or retries: the request fails with a clear error.
+ * repair or retries: the request fails with a clear error. `limits` bound
+ * what is validated and repaired (defaultValidationLimits when absent); an
+ * output over a bound is invalid like any other, under the same policy.
  */
 export interface ValidationPolicy {
   readonly mode: "pass" | "repair" | "retry"
   readonly retries: number
+  readonly limits?: ValidationLimits
 }
 
 export const defaultValidationPolicy: ValidationPolicy = { mode: "retry", retries: 2 }
+
+/** A policy from the config file's `chat.validation`: what it leaves out takes the default. */
+export const validationPolicyFrom = (settings: Partial<Omit<ValidationPolicy, "mode" | "limits"> & ValidationLimits & { readonly policy: ValidationPolicy["mode"] }> | undefined): ValidationPolicy => {
+  if (settings === undefined) return defaultValidationPolicy
+  const limits = { ...defaultValidationLimits }
+  for (const key of Object.keys(defaultValidationLimits) as Array<keyof ValidationLimits>) if (settings[key] !== undefined) limits[key] = settings[key]
+  return { mode: settings.policy ?? defaultValidationPolicy.mode, retries: settings.retries ?? defaultValidationPolicy.retries, limits }
+}
+
+/** The limits a policy holds to. */
+export const limitsOf = (policy: ValidationPolicy): ValidationLimits => policy.limits ?? defaultValidationLimits
 
 export type Problem = { readonly kind: "tool"; readonly index: number; readonly error: string } | { readonly kind: "content"; readonly error: string }
 
 export interface Checks {
   readonly catalog: ToolCatalog
   readonly content: ((content: string) => Verdict) | undefined
+  readonly limits: ValidationLimits
 }
 
 export const problemsOf = (checks: Checks, content: string | null, toolCalls: ReadonlyArray<ToolCall>): Array<Problem> => {
@@ -86,7 +102,31 @@ export interface Output {
   readonly note?: { readonly valid: boolean; readonly error: string } | undefined
 }
 
-export const checksOf = (request: ChatRequest): Checks => ({
-  catalog: new ToolCatalog(request.tools),
-  content: makeContentCheck(request.response_format)
+export const checksOf = (request: ChatRequest, limits: ValidationLimits = defaultValidationLimits): Checks => ({
+  catalog: new ToolCatalog(request.tools, limits),
+  content: makeContentCheck(request.response_format, limits),
+  limits
 })
+
+/**
+ * The repair policy on one output: tool arguments and content that are not
+ * JSON repaired (within the repair bound), then judged again. The problems
+ * left say why something was not repaired.
+ */
+export const repairOutput = <O extends Output>(checks: Checks, output: O, problems: ReadonlyArray<Problem>): { readonly output: O; readonly problems: ReadonlyArray<Problem> } => {
+  const left: Array<Problem> = []
+  const toolCalls = output.toolCalls.map((call, index) => {
+    const { call: fixed, verdict } = checks.catalog.repair(call)
+    if (!verdict.ok) left.push({ kind: "tool", index, error: `tool call ${call.function.name} ${verdict.error}` })
+    return { ...call, function: fixed.function }
+  })
+  let content = output.content
+  if (checks.content !== undefined && content !== null && problems.some((p) => p.kind === "content")) {
+    const fixed = repairJson(content, checks.limits)
+    const note = "skipped" in fixed ? fixed.skipped : undefined
+    if ("text" in fixed) content = fixed.text
+    const verdict = checks.content(content)
+    if (!verdict.ok) left.push({ kind: "content", error: note === undefined ? verdict.error : `${verdict.error}; ${note}` })
+  }
+  return { output: { ...output, toolCalls, content }, problems: left }
+}

@@ -1,16 +1,22 @@
 /**
  * Trusted tool calls and structured output: tool-call arguments parsed and
  * validated against the tool's JSON Schema (@cfworker/json-schema, which
- * runs on Deno and Workers; its regexes on RE2, see JsonSchemaCheck), and
- * JSON content checked against the response format. Broken JSON can be
- * repaired with jsonrepair. Plain functions; the pipeline decides the policy.
+ * runs on Deno and Workers; its regexes on RE2, see JsonSchemaCheck, its
+ * formats bounded, see SchemaFormats, and uniqueItems linear, see
+ * UniqueItems), and JSON content checked against the response format.
+ * Broken JSON can be repaired with jsonrepair. Every input is bounded first
+ * (ValidationLimits): the schema is the client's and the arguments a model's
+ * the client can steer. Plain functions; the pipeline decides the policy.
  * `requestSchemaProblem` checks a request's schemas when it arrives.
  */
-import { type OutputUnit, Validator } from "@cfworker/json-schema"
+import { dereference, type OutputUnit, validate } from "@cfworker/json-schema"
 import { Predicate } from "effect"
 import { jsonrepair } from "jsonrepair"
 import type { ResponseFormat, ToolCall, ToolDefinition } from "./ChatRequest.ts"
 import { checkJsonSchema, describeSchemaProblem, draftOf, withLinearRegExp } from "./JsonSchemaCheck.ts"
+import { boundedFormatsOf, withBoundedFormats } from "./SchemaFormats.ts"
+import { eachSubschema, UniqueItemsGuard } from "./UniqueItems.ts"
+import { defaultValidationLimits, jsonExtent, limitSetting, maximumValidationLimits, utf8BytesOver, type ValidationLimits } from "./ValidationLimits.ts"
 
 export type Verdict =
   | { readonly ok: true; readonly value: unknown }
@@ -29,8 +35,68 @@ const describeErrors = (errors: ReadonlyArray<OutputUnit>): string =>
     })
     .join("; ")
 
-const compile = (schema: Record<string, unknown> | undefined): Validator =>
-  new Validator((schema ?? { type: "object" }) as never, draftOf(schema) ?? "2020-12", false)
+/**
+ * A schema ready to validate against: its lookup built once, and, when it
+ * holds `uniqueItems`, its copy without the keyword and the guard that
+ * decides between them. Compiling throws where the library cannot take it.
+ */
+class CompiledSchema {
+  private readonly schema: unknown
+  private readonly draft: "4" | "7" | "2019-09" | "2020-12"
+  private readonly lookup: ReturnType<typeof dereference>
+  private readonly unique: { readonly guard: UniqueItemsGuard; readonly stripped: unknown; readonly lookup: ReturnType<typeof dereference> } | undefined
+  /** The formats it names whose checks are replaced by bounded ones. */
+  readonly formats: ReadonlyArray<string>
+  /** Whether it holds regexes the library builds with the global RegExp (pattern, patternProperties). */
+  readonly patterns: boolean
+
+  constructor(schema: unknown) {
+    this.schema = schema
+    this.draft = draftOf(schema) ?? "2020-12"
+    this.lookup = dereference(schema as never)
+    this.formats = boundedFormatsOf(schema, eachSubschema)
+    this.patterns = holdsPatterns(schema)
+    const guarded = UniqueItemsGuard.of(schema, this.draft)
+    this.unique = guarded === undefined ? undefined : { ...guarded, lookup: dereference(guarded.stripped as never) }
+  }
+
+  private run(value: unknown, schema: unknown, lookup: ReturnType<typeof dereference>) {
+    return validate(value, schema as never, this.draft, lookup, false)
+  }
+
+  validate(value: unknown, limits: ValidationLimits): Verdict {
+    const unique = this.unique
+    let valid: boolean
+    let errors: ReadonlyArray<OutputUnit>
+    if (unique === undefined) ({ valid, errors } = this.run(value, this.schema, this.lookup))
+    else {
+      const outcome = unique.guard.check(value, limits.maxUniqueItems, limitSetting("maxUniqueItems"))
+      if (outcome.kind === "refused") return { ok: false, error: outcome.error }
+      if (outcome.kind === "whole") ({ valid, errors } = this.run(value, this.schema, this.lookup))
+      else {
+        ;({ valid, errors } = this.run(value, unique.stripped, unique.lookup))
+        if (outcome.kind === "duplicates") {
+          valid = false
+          errors = [...outcome.errors, ...errors]
+        }
+      }
+    }
+    return valid ? { ok: true, value } : { ok: false, error: describeErrors(errors) }
+  }
+}
+
+const holdsPatterns = (schema: unknown): boolean => {
+  let found = false
+  const visit = (node: unknown): void => {
+    if (found || typeof node !== "object" || node === null || Array.isArray(node)) return
+    if ((node as Record<string, unknown>).pattern !== undefined || (node as Record<string, unknown>).patternProperties !== undefined) found = true
+    else eachSubschema(node as Record<string, unknown>, visit)
+  }
+  visit(schema)
+  return found
+}
+
+const compile = (schema: Record<string, unknown> | undefined): CompiledSchema => new CompiledSchema(schema ?? { type: "object" })
 
 /** A schema's place in the request (the 400's `param`) and what is wrong with it. */
 export interface RequestSchemaProblem {
@@ -38,8 +104,20 @@ export interface RequestSchemaProblem {
   readonly message: string
 }
 
-const problemAt = (param: string, schema: unknown): RequestSchemaProblem | undefined => {
-  const problem = checkJsonSchema(schema)
+/** Where a schema crosses the size or depth bound, as the rest of a 400 message. */
+const extentProblem = (schema: unknown, limits: ValidationLimits): string | undefined => {
+  const extent = jsonExtent(schema, limits.maxSchemaBytes, limits.maxSchemaDepth)
+  if (extent.within) return undefined
+  return extent.bound === "bytes"
+    ? `must be at most ${limits.maxSchemaBytes} bytes as JSON (${limitSetting("maxSchemaBytes")}), got more`
+    : `must be nested at most ${limits.maxSchemaDepth} levels deep as JSON (${limitSetting("maxSchemaDepth")}), got ${extent.found} or more`
+}
+
+const problemAt = (param: string, schema: unknown, limits: ValidationLimits): RequestSchemaProblem | undefined => {
+  const tooLarge = extentProblem(schema, limits)
+  if (tooLarge !== undefined) return { param, message: `${param}: ${tooLarge}` }
+  // The size check bounds the nesting as JSON, which is at least the nesting of schemas.
+  const problem = checkJsonSchema(schema, limits.maxSchemaDepth)
   if (problem !== undefined) return { param, message: `${param}: must be a valid JSON Schema: ${describeSchemaProblem(problem)}` }
   try {
     compile(schema as Record<string, unknown>)
@@ -49,26 +127,47 @@ const problemAt = (param: string, schema: unknown): RequestSchemaProblem | undef
   }
 }
 
-/**
- * The first tool `parameters` or `response_format` schema of a request that
- * cannot be evaluated (invalid, an unsupported draft, a regex RE2 refuses),
- * checked when the request arrives rather than when the model answers.
- */
-export const requestSchemaProblem = (request: {
+interface SchemaHolder {
   readonly tools?: ReadonlyArray<{ readonly function?: { readonly parameters?: unknown } | undefined }> | undefined
   readonly response_format?: ResponseFormat | undefined
-}): RequestSchemaProblem | undefined => {
+}
+
+/** Each request schema with its place in the request, until `check` finds something. */
+const firstSchemaProblem = (request: SchemaHolder, check: (param: string, schema: unknown) => RequestSchemaProblem | undefined): RequestSchemaProblem | undefined => {
   const tools = request.tools ?? []
   for (let i = 0; i < tools.length; i++) {
     const parameters = tools[i]!.function?.parameters
     if (parameters === undefined) continue
-    const problem = problemAt(`tools[${i}].function.parameters`, parameters)
+    const problem = check(`tools[${i}].function.parameters`, parameters)
     if (problem !== undefined) return problem
   }
   const format = request.response_format
   if (format?.type === "json_schema" && format.json_schema.schema !== undefined)
-    return problemAt("response_format.json_schema.schema", format.json_schema.schema)
+    return check("response_format.json_schema.schema", format.json_schema.schema)
   return undefined
+}
+
+/**
+ * The first tool `parameters` or `response_format` schema of a request that
+ * cannot be evaluated (too large or too deep, invalid, an unsupported draft,
+ * a regex RE2 refuses), checked when the request arrives rather than when
+ * the model answers. Without `limits`, the most the settings allow: the
+ * gateway holds the request to the configured ones (schemaBoundProblem).
+ */
+export const requestSchemaProblem = (request: SchemaHolder, limits: ValidationLimits = maximumValidationLimits): RequestSchemaProblem | undefined =>
+  firstSchemaProblem(request, (param, schema) => problemAt(param, schema, limits))
+
+/** The first request schema over the size or depth bound; cheap, for a request whose schemas were checked on arrival. */
+export const schemaBoundProblem = (request: SchemaHolder, limits: ValidationLimits): RequestSchemaProblem | undefined =>
+  firstSchemaProblem(request, (param, schema) => {
+    const tooLarge = extentProblem(schema, limits)
+    return tooLarge === undefined ? undefined : { param, message: `${param}: ${tooLarge}` }
+  })
+
+/** `what` (arguments, content) over the size bound, as a verdict's error. */
+const sizeProblem = (what: string, text: string, limits: ValidationLimits): string | undefined => {
+  const bytes = utf8BytesOver(text, limits.maxArgumentBytes)
+  return bytes === undefined ? undefined : `${what} ${what === "content" ? "is" : "are"} ${bytes} bytes, more than the ${limits.maxArgumentBytes} that are validated (${limitSetting("maxArgumentBytes")})`
 }
 
 const parseJson = (text: string): Verdict => {
@@ -79,88 +178,123 @@ const parseJson = (text: string): Verdict => {
   }
 }
 
-const validateValue = (validator: Validator, value: unknown): Verdict => {
-  let result: ReturnType<Validator["validate"]>
+const validateValue = (schema: CompiledSchema, value: unknown, limits: ValidationLimits): Verdict => {
   try {
-    result = withLinearRegExp(() => validator.validate(value))
+    const run = () => schema.validate(value, limits)
+    const bounded = schema.formats.length === 0 ? run : () => withBoundedFormats(schema.formats, run)
+    return schema.patterns ? withLinearRegExp(bounded) : bounded()
   } catch (e) {
+    if (e instanceof RangeError) return { ok: false, error: "the value is nested too deeply to check" }
     // A schema that slipped past the arrival check (e.g. a pattern RE2 refuses behind a remote $ref).
     return { ok: false, error: `the schema cannot be evaluated: ${e instanceof Error ? e.message : String(e)}` }
   }
-  return result.valid ? { ok: true, value } : { ok: false, error: describeErrors(result.errors) }
 }
 
-/** A validator that never throws at compile time (requests are checked on arrival; this is the backstop): a schema it cannot take rejects every value. */
-const compileSafely = (schema: Record<string, unknown> | undefined): Validator => {
+/** A schema compiled without ever throwing (requests are checked on arrival; this is the backstop): one it cannot take rejects every value. */
+const compileSafely = (schema: Record<string, unknown> | undefined): CompiledSchema => {
   try {
     return compile(schema)
   } catch {
-    return new Validator(false as never, "2020-12", false)
+    return new CompiledSchema(false)
+  }
+}
+
+/**
+ * Broken JSON repaired, when it is small enough for jsonrepair (whose work
+ * grows faster than its input); the reason it was not, otherwise.
+ */
+const repaired = (text: string, limits: ValidationLimits): { readonly text: string } | { readonly skipped: string } => {
+  const bytes = utf8BytesOver(text, limits.maxRepairBytes)
+  if (bytes !== undefined) return { skipped: `not repaired: ${bytes} bytes, more than the ${limits.maxRepairBytes} that are repaired (${limitSetting("maxRepairBytes")})` }
+  try {
+    return { text: jsonrepair(text) }
+  } catch (e) {
+    return { skipped: `not repairable: ${e instanceof Error ? e.message : String(e)}` }
   }
 }
 
 /** The tools of one request, their schemas compiled once. */
 export class ToolCatalog {
-  private readonly validators = new Map<string, Validator>()
+  private readonly schemas = new Map<string, CompiledSchema>()
+  private readonly limits: ValidationLimits
   readonly names: ReadonlyArray<string>
 
-  constructor(tools: ReadonlyArray<ToolDefinition> | undefined) {
-    for (const tool of tools ?? []) this.validators.set(tool.function.name, compileSafely(tool.function.parameters))
-    this.names = [...this.validators.keys()]
+  constructor(tools: ReadonlyArray<ToolDefinition> | undefined, limits: ValidationLimits = defaultValidationLimits) {
+    this.limits = limits
+    for (const tool of tools ?? []) this.schemas.set(tool.function.name, compileSafely(tool.function.parameters))
+    this.names = [...this.schemas.keys()]
   }
 
-  /** Checks one call: the tool exists, its arguments are JSON and match the schema. */
+  /** Checks one call: the tool exists, its arguments are within the size bound, are JSON and match the schema. */
   check(call: ToolCall): Verdict {
-    const validator = this.validators.get(call.function.name)
-    if (validator === undefined) {
-      return { ok: false, error: `calls ${JSON.stringify(call.function.name)}, which is not one of the request's tools (${this.names.map((n) => JSON.stringify(n)).join(", ") || "none"})` }
-    }
-    const parsed = parseJson(call.function.arguments)
-    if (!parsed.ok) return { ok: false, error: `arguments ${parsed.error}` }
-    const valid = validateValue(validator, parsed.value)
-    return valid.ok ? valid : { ok: false, error: `arguments do not match the schema of ${call.function.name}: ${valid.error}` }
+    const schema = this.schemas.get(call.function.name)
+    if (schema === undefined) return this.unknown(call)
+    const tooLarge = sizeProblem("arguments", call.function.arguments, this.limits)
+    if (tooLarge !== undefined) return { ok: false, error: tooLarge }
+    return this.judge(call, schema, parseJson(call.function.arguments))
   }
 
-  /** Repairs broken JSON arguments (when the tool exists), then checks the result. */
+  /**
+   * Repairs the arguments (when the tool exists and they are within the bounds; JSON comes back
+   * as it was), then checks the result; over the repair bound, checks them as they are.
+   */
   repair(call: ToolCall): { readonly call: ToolCall; readonly verdict: Verdict } {
-    if (!this.validators.has(call.function.name)) return { call, verdict: this.check(call) }
-    let repaired: string
-    try {
-      repaired = jsonrepair(call.function.arguments)
-    } catch {
-      return { call, verdict: this.check(call) }
+    const schema = this.schemas.get(call.function.name)
+    if (schema === undefined) return { call, verdict: this.unknown(call) }
+    const tooLarge = sizeProblem("arguments", call.function.arguments, this.limits)
+    if (tooLarge !== undefined) return { call, verdict: { ok: false, error: tooLarge } }
+    const fixed = repaired(call.function.arguments, this.limits)
+    if ("skipped" in fixed) {
+      const parsed = parseJson(call.function.arguments)
+      return { call, verdict: parsed.ok ? this.judge(call, schema, parsed) : { ok: false, error: `arguments ${parsed.error}; ${fixed.skipped}` } }
     }
-    const fixed: ToolCall = { ...call, function: { ...call.function, arguments: repaired } }
-    return { call: fixed, verdict: this.check(fixed) }
+    const next: ToolCall = { ...call, function: { ...call.function, arguments: fixed.text } }
+    return { call: next, verdict: this.judge(next, schema, parseJson(fixed.text)) }
+  }
+
+  private unknown(call: ToolCall): Verdict {
+    return { ok: false, error: `calls ${JSON.stringify(call.function.name)}, which is not one of the request's tools (${this.names.map((n) => JSON.stringify(n)).join(", ") || "none"})` }
+  }
+
+  private judge(call: ToolCall, schema: CompiledSchema, parsed: Verdict): Verdict {
+    if (!parsed.ok) return { ok: false, error: `arguments ${parsed.error}` }
+    const valid = validateValue(schema, parsed.value, this.limits)
+    return valid.ok ? valid : { ok: false, error: `arguments do not match the schema of ${call.function.name}: ${valid.error}` }
   }
 }
 
 /** Checks content against a json_object or json_schema response format; text formats always pass. */
-export const makeContentCheck = (format: ResponseFormat | undefined): ((content: string) => Verdict) | undefined => {
+export const makeContentCheck = (format: ResponseFormat | undefined, limits: ValidationLimits = defaultValidationLimits): ((content: string) => Verdict) | undefined => {
   if (format === undefined || format.type === "text") return undefined
+  const parse = (content: string): Verdict => {
+    const tooLarge = sizeProblem("content", content, limits)
+    if (tooLarge !== undefined) return { ok: false, error: tooLarge }
+    const parsed = parseJson(content)
+    return parsed.ok ? parsed : { ok: false, error: `content ${parsed.error}` }
+  }
   if (format.type === "json_object") {
     return (content) => {
-      const parsed = parseJson(content)
-      if (!parsed.ok) return { ok: false, error: `content ${parsed.error}` }
+      const parsed = parse(content)
+      if (!parsed.ok) return parsed
       return Predicate.isObject(parsed.value)
         ? parsed
         : { ok: false, error: "content is JSON but not an object, as json_object requires" }
     }
   }
-  const validator = compileSafely(format.json_schema.schema ?? {})
+  const schema = compileSafely(format.json_schema.schema ?? {})
   return (content) => {
-    const parsed = parseJson(content)
-    if (!parsed.ok) return { ok: false, error: `content ${parsed.error}` }
-    const valid = validateValue(validator, parsed.value)
+    const parsed = parse(content)
+    if (!parsed.ok) return parsed
+    const valid = validateValue(schema, parsed.value, limits)
     return valid.ok ? valid : { ok: false, error: `content does not match the schema ${JSON.stringify(format.json_schema.name)}: ${valid.error}` }
   }
 }
 
-/** Repairs broken JSON content, if jsonrepair can. */
-export const repairJson = (text: string): string | undefined => {
-  try {
-    return jsonrepair(text)
-  } catch {
-    return undefined
-  }
+/**
+ * Content repaired when it is not JSON and is small enough for jsonrepair;
+ * `skipped` says why it was left as it is (undefined: it is JSON already).
+ */
+export const repairJson = (text: string, limits: ValidationLimits = defaultValidationLimits): { readonly text: string } | { readonly skipped: string | undefined } => {
+  if (utf8BytesOver(text, limits.maxArgumentBytes) !== undefined || parseJson(text).ok) return { skipped: undefined }
+  return repaired(text, limits)
 }

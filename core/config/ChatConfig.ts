@@ -1,6 +1,6 @@
 /**
  * The `chat` section of the config file: upstream model servers, public model
- * names routed to them, the default model and the validation policy.
+ * names routed to them, the default model, the validation policy and its bounds.
  * Cross-references (a target naming an unknown upstream, a duplicate name)
  * are refused with the path of the offending field.
  */
@@ -8,6 +8,7 @@ import { Schema } from "effect"
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
 import { presetNames } from "../backends/openai/ParameterPresets.ts"
 import { ForwardedParams, RequestDefaultsModes } from "../chat/Upstream.ts"
+import { maximumValidationLimits, type ValidationLimits } from "../chat/ValidationLimits.ts"
 
 const optionalKey = Schema.optionalKey
 const nonEmpty = (rule: string) => Schema.String.annotate({ message: rule }).check(Schema.isMinLength(1, { message: rule }))
@@ -104,6 +105,27 @@ export const GroundingConfig = Schema.Struct({
 }).annotate({ message: "must be an object {contextSize?, maxResults?, fetchTopPages?, pageChars?, deadlineMs?, maxToolRounds?, serverTools?}" })
 export type GroundingConfig = typeof GroundingConfig.Type
 
+const limitRule = (limit: keyof ValidationLimits) => {
+  const rule = `must be an integer from 1 to ${maximumValidationLimits[limit]}`
+  return optionalKey(ruledNumber(rule, { integer: true, min: 1, max: maximumValidationLimits[limit] }))
+}
+
+/**
+ * What happens to invalid tool calls and JSON replies, and the bounds on
+ * what is validated (defaults and maximums in core/chat/ValidationLimits.ts).
+ */
+export const ValidationConfig = Schema.Struct({
+  /** pass, repair or retry (default retry). */
+  policy: optionalKey(Schema.Literals(["pass", "repair", "retry"]).annotate({ message: "must be pass, repair or retry" })),
+  retries: optionalKey(ruledNumber("must be an integer from 0 to 10", { integer: true, min: 0, max: 10 })),
+  maxArgumentBytes: limitRule("maxArgumentBytes"),
+  maxRepairBytes: limitRule("maxRepairBytes"),
+  maxSchemaBytes: limitRule("maxSchemaBytes"),
+  maxSchemaDepth: limitRule("maxSchemaDepth"),
+  maxUniqueItems: limitRule("maxUniqueItems")
+}).annotate({ message: "must be an object {policy?, retries?, maxArgumentBytes?, maxRepairBytes?, maxSchemaBytes?, maxSchemaDepth?, maxUniqueItems?}" })
+export type ValidationConfig = typeof ValidationConfig.Type
+
 export const ChatConfig = Schema.Struct({
   upstreams: optionalKey(Schema.Record(Schema.String, UpstreamConfig).annotate({ message: "must be an object of named upstreams" })),
   models: optionalKey(Schema.Array(ModelRouteConfig).annotate({ message: "must be an array of models" })),
@@ -118,10 +140,7 @@ export const ChatConfig = Schema.Struct({
   /** Serve the built-in periscope-grounded model (default true). */
   grounded: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   grounding: optionalKey(GroundingConfig),
-  validation: optionalKey(Schema.Struct({
-    policy: Schema.Literals(["pass", "repair", "retry"]).annotate({ message: "must be pass, repair or retry" }),
-    retries: optionalKey(ruledNumber("must be an integer from 0 to 10", { integer: true, min: 0, max: 10 }))
-  }).annotate({ message: "must be an object {policy, retries?}" }))
+  validation: optionalKey(ValidationConfig)
 }).annotate({ message: "must be an object" }).check(
   Schema.makeFilter((chat) => {
     const upstreams = new Set(Object.keys(chat.upstreams ?? {}))

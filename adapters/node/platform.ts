@@ -12,6 +12,7 @@ import type { EngineHooks } from "../../core/app/SearchBackend.ts"
 import { SettingsError } from "../../core/config/Settings.ts"
 import type { Settings } from "./settings.ts"
 import { NodePageFetcher } from "./sources/crawl/NodePageFetcher.ts"
+import { nodeJobWorkersLayer } from "./jobThreads.ts"
 import { npmParentExits } from "./npmParent.ts"
 import { defaultRankingThreads, openInPlace } from "./snapshotFile.ts"
 import { ensureStarterIndex, ownNodeModules } from "./starterIndex.ts"
@@ -24,6 +25,8 @@ import { nodeRedisConnector } from "./redis.ts"
 export const nodePlatform = Layer.mergeAll(NodeFileSystem.layer, UndiciHttpClient.layer, NodePageFetcher.layer())
   // Redis through node-redis (store.redisUrl), and the commit /version shows (PERISCOPE_COMMIT).
   .pipe(Layer.merge(Layer.succeed(RedisConnector, nodeRedisConnector)), Layer.merge(Layer.succeed(BuildInfo, { commit: process.env.PERISCOPE_COMMIT?.trim() || undefined })))
+  // CPU-heavy jobs (reading pages, large validations) on worker threads under the config file's `jobs` limits.
+  .pipe(Layer.merge(nodeJobWorkersLayer))
 
 /** One element per SIGHUP while the stream is consumed. */
 export const sighups: Stream.Stream<void> = Stream.callback<void>((queue) =>

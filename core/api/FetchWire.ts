@@ -60,7 +60,8 @@ const RENDERING: Record<WebFetchError["reason"], { readonly status: number; read
   timeout: { status: 504, code: "500", type: "FetchTimeout" },
   http_status: { status: 502, code: "500", type: "SiteHttpStatus" },
   failed: { status: 502, code: "500", type: "FetchFailed" },
-  render_unavailable: { status: 501, code: "500", type: "RenderUnavailable" }
+  render_unavailable: { status: 501, code: "500", type: "RenderUnavailable" },
+  busy: { status: 503, code: "500", type: "ServerBusy" }
 }
 
 export const FETCH_ERROR_STATUSES = [...new Set(Object.values(RENDERING).map((r) => r.status))]
@@ -83,7 +84,10 @@ export const fetchErrorBody = (error: WebFetchError): { readonly status: number;
 
 export const fetchErrorResponse = (error: WebFetchError): HttpServerResponse.HttpServerResponse => {
   const { status, body } = fetchErrorBody(error)
-  return HttpServerResponse.jsonUnsafe(body, { status })
+  return HttpServerResponse.jsonUnsafe(body, {
+    status,
+    ...(error.retryAfterSeconds === undefined ? {} : { headers: { "retry-after": String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } })
+  })
 }
 
 /** The contract's error schemas: the search envelope at every status webFetch answers with. */

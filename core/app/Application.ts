@@ -17,8 +17,10 @@ import { GuardedWebFetch } from "../backends/GuardedWebFetch.ts"
 import { OpenAiUpstream } from "../backends/openai/OpenAiUpstream.ts"
 import type { ChatModel } from "../chat/ChatModel.ts"
 import { fetchSettingsOf } from "../config/FetchConfig.ts"
+import { jobLimitsOf } from "../config/JobsConfig.ts"
 import type { Settings, SettingsError } from "../config/Settings.ts"
 import type { PageFetcher } from "../ingest/crawl/PageFetcher.ts"
+import { JobRunner } from "../jobs/JobRunner.ts"
 import { chatGatewayLayer, chatModelLayer } from "./ChatStack.ts"
 import { IndexStatus } from "./IndexStatus.ts"
 import { meteredChatModel, tracedApiKeys, tracedSearch } from "./Instrumented.ts"
@@ -51,8 +53,10 @@ export const appLayer = (
   const chat = settings.file.chat
   const model = meteredChatModel(options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide(OpenAiUpstream.layer)))
   const fetchSettings = fetchSettingsOf(settings.file.fetch)
+  // CPU-heavy work (reading pages, large validations) on the adapter's job threads: one runner, one queue.
+  const jobs = JobRunner.layer(jobLimitsOf(settings.file.jobs))
   // Given the search layer so that addToIndex reaches the engine (and clears the answers cached from its old index).
-  const webFetch = GuardedWebFetch.layer(fetchSettings).pipe(Layer.provide([state.pageCache(fetchSettings), search, cache]))
+  const webFetch = GuardedWebFetch.layer(fetchSettings).pipe(Layer.provide([state.pageCache(fetchSettings), search, cache, jobs]))
   // Spans of their own only where a tracer can record them (an OTLP endpoint is set): without one
   // the wrapper is a step per request that decides, every time, to do nothing.
   const tracing = settings.observability.otlpEndpoint !== undefined
@@ -60,7 +64,7 @@ export const appLayer = (
   const federation = tracing ? tracedSearch(federationUntraced) : federationUntraced
   // Grounded chat searches through the same federation, reads the local index's pages from the
   // search backend's stored text and other pages through the same webFetch.
-  const gateway = chatGatewayLayer(chat).pipe(Layer.provide([model, federation, webFetch, search]))
+  const gateway = chatGatewayLayer(chat).pipe(Layer.provide([model, federation, webFetch, search, jobs]))
   return Layer.mergeAll(
     search,
     webFetch,

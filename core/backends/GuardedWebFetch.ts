@@ -2,13 +2,17 @@
  * WebFetch over the guarded PageFetcher: the caller's URL (http or https only), then each
  * redirect (at most 5), every hop judged by the one address policy (core/ingest/crawl/
  * AddressPolicy.ts: the Node fetcher checks the resolved address and connects to it), under
- * the size and time limits of the `fetch` config; the body read by ReadablePage; answers
- * kept in the PageCache with single-flight. Errors say which limit or rule ended a fetch.
+ * the size and time limits of the `fetch` config; the body read by ReadablePage as a job
+ * (core/jobs/JobRunner.ts: off the answering thread, ended at the fetch's deadline, within
+ * the page limits); answers kept in the PageCache with single-flight. Errors say which limit
+ * or rule ended a fetch.
  */
 import { Effect, Layer } from "effect"
 import { FetchFailure, PageFetcher, type PageResponse } from "../ingest/crawl/PageFetcher.ts"
 import { formatBytes } from "../ingest/DocumentSource.ts"
-import { mediaKindOf, readablePage, type ReadableFormat } from "../ingest/ReadablePage.ts"
+import { DEFAULT_PAGE_LIMITS, type PageLimit, type PageLimits } from "../ingest/PageLimits.ts"
+import { mediaKindOf, type ReadableFormat, type ReadOutcome, readPageJob } from "../ingest/ReadablePage.ts"
+import { type JobError, JobRunner } from "../jobs/JobRunner.ts"
 import { type FetchedPage, type FetchRequest, WebFetch, WebFetchError } from "../search/WebFetch.ts"
 import { type CachedPage, PageCache } from "../store/PageCache.ts"
 import { type IndexPage, pageIndexer } from "./PageIndexer.ts"
@@ -30,7 +34,12 @@ export interface FetchSettings {
   readonly cacheMaxEntries: number
   readonly addToIndex: boolean
   readonly userAgent: string
+  /** Bounds on a page's structure (nesting, elements, PDF streams and pages); DEFAULT_PAGE_LIMITS if absent. */
+  readonly page?: PageLimits | undefined
 }
+
+/** Reading a body may take this long past the fetch's own deadline (a large PDF that arrived late). */
+const READ_GRACE_MS = 1000
 
 const ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,application/json;q=0.8,*/*;q=0.5"
 
@@ -56,6 +65,21 @@ export const fetchableUrl = (input: string): URL | WebFetchError => {
 const refusalMessage = (message: string) =>
   message.replace(/; allow it explicitly to crawl it$/, "; allow it in the config (fetch.allowHosts or fetch.allowPrivateAddresses) to fetch it")
 
+/** Why a page beyond a limit is refused, naming the setting. */
+const refusalOf = (outcome: Extract<ReadOutcome, { _tag: "Refused" }>): string => {
+  const setting = (limit: PageLimit) => `fetch.${limit}`
+  switch (outcome.limit) {
+    case "maxHtmlDepth":
+      return `the page nests elements more than ${outcome.max} deep, the limit (${setting(outcome.limit)})`
+    case "maxHtmlElements":
+      return `the page has more than ${outcome.max} elements, the limit (${setting(outcome.limit)})`
+    case "maxPdfDecodedBytes":
+      return `the PDF's compressed streams inflate to more than ${formatBytes(outcome.max)}, the limit (${setting(outcome.limit)})`
+    case "maxPdfPages":
+      return `the PDF has ${outcome.found ?? "more"} pages, more than the limit of ${outcome.max} (${setting(outcome.limit)})`
+  }
+}
+
 /** An HTTP date (Last-Modified) as YYYY-MM-DD, or null. */
 const httpDate = (value: string | undefined): string | null => {
   if (value === undefined) return null
@@ -66,7 +90,51 @@ const httpDate = (value: string | undefined): string | null => {
 const make = Effect.gen(function*() {
   const fetcher = yield* PageFetcher
   const cache = yield* PageCache
+  const jobs = yield* JobRunner
   return (settings: FetchSettings, indexPage?: IndexPage) => {
+    const pageLimits = settings.page ?? DEFAULT_PAGE_LIMITS
+
+    /** A job that did not finish, as webFetch's error. */
+    const readFailure = (url: string) => (error: JobError): WebFetchError => {
+      switch (error.reason) {
+        case "timeout":
+          return new WebFetchError({ reason: "timeout", url, message: `the page was not read within ${settings.timeoutMs} ms` })
+        case "memory":
+          return new WebFetchError({
+            reason: "too_large",
+            url,
+            message: `reading the page took more than the memory limit of ${jobs.limits.memoryMb} MB (jobs.memoryMb)`
+          })
+        case "busy":
+          return new WebFetchError({
+            reason: "busy",
+            url,
+            message: `the server is reading as many pages as it may at once; retry in ${error.retryAfterSeconds ?? 1} s`,
+            retryAfterSeconds: error.retryAfterSeconds ?? 1
+          })
+        case "crashed":
+        case "failed":
+          return new WebFetchError({ reason: "failed", url, message: `the document could not be read: ${error.message}` })
+      }
+    }
+
+    /** The body read on the job runner, by the fetch's deadline (epoch ms) and a little grace. */
+    const readBody = (body: Uint8Array, contentType: string, url: string, format: ReadableFormat, deadline: number) =>
+      jobs.run(readPageJob, { bytes: body, contentType, url, format, limits: pageLimits }, {
+        deadlineMs: Math.max(1, deadline + READ_GRACE_MS - Date.now())
+      }).pipe(
+        Effect.mapError(readFailure(url)),
+        Effect.flatMap((outcome) => {
+          switch (outcome._tag) {
+            case "Read":
+              return Effect.succeed(outcome.page)
+            case "NotReadable":
+              return Effect.fail(new WebFetchError({ reason: "unsupported_type", url, message: "the body is binary data, not HTML, PDF, text or JSON" }))
+            case "Refused":
+              return Effect.fail(new WebFetchError({ reason: "too_large", url, message: refusalOf(outcome) }))
+          }
+        })
+      )
     /** One exchange; the body gate remembers why it turned a response away. */
     const exchange = (url: string, timeoutMs: number): Effect.Effect<PageResponse, WebFetchError> => {
       let turnedAway: WebFetchError | undefined
@@ -136,14 +204,7 @@ const make = Effect.gen(function*() {
             continue
           }
           const body = response
-          const page = yield* Effect.tryPromise({
-            try: () => readablePage(body.body, body.contentType, url, format),
-            catch: (error) =>
-              new WebFetchError({ reason: "failed", url, message: `the document could not be read: ${error instanceof Error ? error.message : String(error)}` })
-          })
-          if (page === undefined) {
-            return yield* new WebFetchError({ reason: "unsupported_type", url, message: "the body is binary data, not HTML, PDF, text or JSON" })
-          }
+          const page = yield* readBody(body.body, body.contentType, url, format, deadline)
           return {
             url,
             title: page.title,
@@ -154,9 +215,9 @@ const make = Effect.gen(function*() {
           }
         }
       }).pipe(
-        // The exchanges have their deadline; this one also bounds reading the body (a huge PDF).
+        // The exchanges and the read have their deadlines; this one bounds the whole.
         Effect.timeoutOrElse({
-          duration: settings.timeoutMs + 1000,
+          duration: settings.timeoutMs + READ_GRACE_MS,
           orElse: () => Effect.fail(new WebFetchError({ reason: "timeout", url: start.href, message: `the page was not read within ${settings.timeoutMs} ms` }))
         })
       )
@@ -183,7 +244,7 @@ export const GuardedWebFetch = {
    * search backend's SearchEngine is in the context (provide the search layer), pages asked to
    * be added to the index go to it (PageIndexer); otherwise `addToIndex` has nothing to add to.
    */
-  layer: (settings: FetchSettings): Layer.Layer<WebFetch, never, PageFetcher | PageCache> =>
+  layer: (settings: FetchSettings): Layer.Layer<WebFetch, never, PageFetcher | PageCache | JobRunner> =>
     Layer.effect(WebFetch, Effect.gen(function*() {
       const build = yield* make
       return build(settings, yield* pageIndexer)

@@ -8,6 +8,7 @@ import { PROVIDER_KINDS, SearchProviders } from "../backends/search/SearchProvid
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
 import { ChatConfig } from "./ChatConfig.ts"
 import { FetchConfig } from "./FetchConfig.ts"
+import { JobsConfig } from "./JobsConfig.ts"
 import { McpConfig } from "./McpConfig.ts"
 import { ObservabilityConfig } from "./ObservabilityConfig.ts"
 import { OpenSearchConfig } from "./OpenSearchConfig.ts"
@@ -111,6 +112,8 @@ export const ConfigFile = Schema.Struct({
   observability: optionalKey(ObservabilityConfig),
   /** webFetch: address policy, limits, page cache (README: Fetch a page). */
   fetch: optionalKey(FetchConfig),
+  /** Threads for CPU-heavy work (reading pages, large validations) and their bounds (docs/configuration.md). */
+  jobs: optionalKey(JobsConfig),
   /** MCP at /mcp: browser origins allowed besides the server's own address (docs/mcp.md). */
   mcp: optionalKey(McpConfig),
   /** The SearXNG-compatible /searxng/search: whether a private network may call it without a key (docs/searxng.md). */

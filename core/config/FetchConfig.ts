@@ -2,10 +2,13 @@
  * The `fetch` section of the config file: how webFetch reads pages. Private,
  * loopback and link-local addresses are refused unless allowed here (all of them,
  * or listed hosts); limits bound every fetch; the page cache keeps answers for a while;
- * pages that build themselves with scripts are rendered in a headless Chromium.
+ * pages that build themselves with scripts are rendered in a headless Chromium; bounds on
+ * a page's structure (nesting, elements, PDF streams and pages) refuse pages that would cost
+ * far more to read than their size says.
  */
 import { Schema } from "effect"
 import type { FetchSettings } from "../backends/GuardedWebFetch.ts"
+import { DEFAULT_PAGE_LIMITS } from "../ingest/PageLimits.ts"
 import type { RenderMode } from "../search/WebFetch.ts"
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
 
@@ -40,9 +43,18 @@ export const FetchConfig = Schema.Struct({
   /** Pages the browser renders at once; more wait their turn. Default 2. */
   renderPages: optionalKey(ruledNumber("must be an integer from 1 to 32", { integer: true, min: 1, max: 32 })),
   /** The Chromium executable rendering runs. Default /usr/bin/chromium (Debian's chromium package). */
-  chromiumPath: optionalKey(ruledString("must be an absolute path").check(Schema.isPattern(/^\//, { message: "must be an absolute path" })))
+  chromiumPath: optionalKey(ruledString("must be an absolute path").check(Schema.isPattern(/^\//, { message: "must be an absolute path" }))),
+  /** Deepest element nesting of an HTML page read; a deeper page is refused (413). Default 512. */
+  maxHtmlDepth: optionalKey(ruledNumber("must be an integer from 16 to 100000", { integer: true, min: 16, max: 100_000 })),
+  /** Elements of an HTML page read; a page with more is refused (413). Default 100000. */
+  maxHtmlElements: optionalKey(ruledNumber("must be an integer from 1000 to 10000000", { integer: true, min: 1000, max: 10_000_000 })),
+  /** Bytes a PDF's compressed streams may inflate to, together; beyond, refused (413). Default 67108864 (64 MiB). */
+  maxPdfDecodedBytes: optionalKey(ruledNumber("must be an integer from 1048576 to 4294967296", { integer: true, min: 1_048_576, max: 4_294_967_296 })),
+  /** Pages of a PDF read; a longer one is refused (413). Default 1000. */
+  maxPdfPages: optionalKey(ruledNumber("must be an integer from 1 to 1000000", { integer: true, min: 1, max: 1_000_000 }))
 }).annotate({
-  message: "must be an object {allowPrivateAddresses?, allowHosts?, timeoutMs?, maxBytes?, cacheTtlSeconds?, cacheMaxEntries?, addToIndex?, userAgent?, render?, renderPages?, chromiumPath?}"
+  message: "must be an object {allowPrivateAddresses?, allowHosts?, timeoutMs?, maxBytes?, cacheTtlSeconds?, cacheMaxEntries?, addToIndex?, " +
+    "userAgent?, render?, renderPages?, chromiumPath?, maxHtmlDepth?, maxHtmlElements?, maxPdfDecodedBytes?, maxPdfPages?}"
 })
 export type FetchConfig = typeof FetchConfig.Type
 
@@ -72,5 +84,11 @@ export const fetchSettingsOf = (config: FetchConfig | undefined): FetchSettings 
   cacheTtlMs: (config?.cacheTtlSeconds ?? 3600) * 1000,
   cacheMaxEntries: config?.cacheMaxEntries ?? 500,
   addToIndex: config?.addToIndex ?? false,
-  userAgent: config?.userAgent ?? DEFAULT_FETCH_USER_AGENT
+  userAgent: config?.userAgent ?? DEFAULT_FETCH_USER_AGENT,
+  page: {
+    maxHtmlDepth: config?.maxHtmlDepth ?? DEFAULT_PAGE_LIMITS.maxHtmlDepth,
+    maxHtmlElements: config?.maxHtmlElements ?? DEFAULT_PAGE_LIMITS.maxHtmlElements,
+    maxPdfDecodedBytes: config?.maxPdfDecodedBytes ?? DEFAULT_PAGE_LIMITS.maxPdfDecodedBytes,
+    maxPdfPages: config?.maxPdfPages ?? DEFAULT_PAGE_LIMITS.maxPdfPages
+  }
 })

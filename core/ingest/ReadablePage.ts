@@ -4,10 +4,16 @@
  * index uses (boilerplate removal, declared containers, Readability); a PDF's text; plain text,
  * Markdown, CSV, XML and JSON passed through as they are. Text is decoded in the charset the
  * response or the page declares (HtmlBytes: BOM, Content-Type, `<meta charset>`).
+ *
+ * Reading is the CPU-heavy half of webFetch, so it is a job (`readPageJob`) that the job runner
+ * runs off the answering thread; a page beyond the PageLimits is refused before the costly part.
  */
+import { defineJob } from "../jobs/Job.ts"
 import { decodeHtml } from "./HtmlBytes.ts"
 import { extractPageWithContent } from "./HtmlDocument.ts"
+import { htmlShape } from "./HtmlShape.ts"
 import { contentContainer, markdownOf } from "./Markdown.ts"
+import { DEFAULT_PAGE_LIMITS, type PageLimit, PageLimitError, type PageLimits } from "./PageLimits.ts"
 import { pdfText } from "./PdfText.ts"
 
 export type ReadableFormat = "markdown" | "text" | "html"
@@ -71,8 +77,11 @@ const titleFromUrl = (url: string): string => {
   }
 }
 
-const htmlPage = (bytes: Uint8Array, contentType: string, url: string, format: ReadableFormat): ReadablePage => {
+const htmlPage = (bytes: Uint8Array, contentType: string, url: string, format: ReadableFormat, limits: PageLimits): ReadablePage => {
   const html = decodeHtml(bytes, contentType)
+  const shape = htmlShape(html, { maxDepth: limits.maxHtmlDepth, maxElements: limits.maxHtmlElements })
+  if (shape.over === "depth") throw new PageLimitError({ limit: "maxHtmlDepth", max: limits.maxHtmlDepth })
+  if (shape.over === "elements") throw new PageLimitError({ limit: "maxHtmlElements", max: limits.maxHtmlElements })
   // Title, date and plain text exactly as the index would store the page.
   const { page: extracted, dom, content } = extractPageWithContent(html, url)
   const page = { title: extracted.document.title, date: extracted.document.date ?? null, contentType: "text/html" }
@@ -84,12 +93,16 @@ const htmlPage = (bytes: Uint8Array, contentType: string, url: string, format: R
   return { ...page, content: format === "html" ? container.innerHTML.trim() : markdownOf(container), text }
 }
 
-/** Reads a body of a kind `mediaKindOf` or `sniffKind` accepted; a broken PDF rejects with pdf.js's reason. */
+/**
+ * Reads a body of a kind `mediaKindOf` or `sniffKind` accepted; a broken PDF rejects with
+ * pdf.js's reason, a page beyond a limit with PageLimitError.
+ */
 export const readablePage = async (
   bytes: Uint8Array,
   contentType: string,
   url: string,
-  format: ReadableFormat
+  format: ReadableFormat,
+  limits: PageLimits = DEFAULT_PAGE_LIMITS
 ): Promise<ReadablePage | undefined> => {
   const declared = mediaKindOf(contentType)
   const kind = declared === "unknown" ? sniffKind(bytes) : declared
@@ -97,9 +110,9 @@ export const readablePage = async (
     case undefined:
       return undefined
     case "html":
-      return htmlPage(bytes, contentType, url, format)
+      return htmlPage(bytes, contentType, url, format, limits)
     case "pdf": {
-      const pdf = await pdfText(bytes)
+      const pdf = await pdfText(bytes, { maxDecodedBytes: limits.maxPdfDecodedBytes, maxPages: limits.maxPdfPages })
       return { title: pdf.title || titleFromUrl(url), content: pdf.text, text: pdf.text, date: pdf.date, contentType: "application/pdf" }
     }
     case "text": {
@@ -114,3 +127,28 @@ export const readablePage = async (
     }
   }
 }
+
+export interface ReadRequest {
+  readonly bytes: Uint8Array
+  readonly contentType: string
+  readonly url: string
+  readonly format: ReadableFormat
+  readonly limits: PageLimits
+}
+
+/** A page read, a body that is not a document, or a page beyond a limit (`found`: its own figure, when known). */
+export type ReadOutcome =
+  | { readonly _tag: "Read"; readonly page: ReadablePage }
+  | { readonly _tag: "NotReadable" }
+  | { readonly _tag: "Refused"; readonly limit: PageLimit; readonly max: number; readonly found: number | undefined }
+
+/** readablePage as a job: its outcomes as data, since an error's class does not cross threads. */
+export const readPageJob = defineJob<ReadRequest, ReadOutcome>(import.meta.url, "readPage", async (request) => {
+  try {
+    const page = await readablePage(request.bytes, request.contentType, request.url, request.format, request.limits)
+    return page === undefined ? { _tag: "NotReadable" } : { _tag: "Read", page }
+  } catch (error) {
+    if (error instanceof PageLimitError) return { _tag: "Refused", limit: error.limit, max: error.max, found: error.found }
+    throw error
+  }
+})

@@ -42,15 +42,17 @@ export interface FetchedPage {
 /**
  * A page could not be fetched. `reason` decides the HTTP status: invalid_url 400, refused 403,
  * unsupported_type 415, too_large 413, timeout 504, http_status 502 (with the site's `status`),
- * failed 502, render_unavailable 501 (rendering was asked for and this server has no browser).
- * `message` is shown to the caller.
+ * failed 502, render_unavailable 501 (rendering was asked for and this server has no browser),
+ * busy 503 with Retry-After (too many pages being read at once). `message` is shown to the caller.
  */
 export class WebFetchError extends Schema.TaggedError<WebFetchError>()("WebFetchError", {
-  reason: Schema.Literals(["invalid_url", "refused", "timeout", "too_large", "unsupported_type", "http_status", "failed", "render_unavailable"]),
+  reason: Schema.Literals(["invalid_url", "refused", "timeout", "too_large", "unsupported_type", "http_status", "failed", "render_unavailable", "busy"]),
   url: Schema.String,
   message: Schema.String,
   /** The site's own status, for http_status. */
-  status: Schema.optional(Schema.Number)
+  status: Schema.optional(Schema.Number),
+  /** For busy: seconds after which a retry is likely to be read (sent as Retry-After). */
+  retryAfterSeconds: Schema.optional(Schema.Number)
 }) {}
 
 export class WebFetch extends Context.Service<WebFetch, {

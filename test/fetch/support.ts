@@ -1,13 +1,15 @@
 /**
  * For webFetch tests: a site on loopback (node:http, routes given by the test, every request
  * counted) and a Periscope Node server in this process whose config file has a `fetch`
- * section, built by the application's own composition over the Node platform. The platform's
+ * section, built by the application's own composition over the Node platform (pages read on
+ * its job threads). The platform's
  * PageFetcher can take an injected resolver, so names can resolve to any address without DNS.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { NodeFileSystem } from "@effect/platform-node"
 import { Layer } from "effect"
 import { type Resolver, systemResolver } from "../../adapters/node/sources/crawl/AddressGuard.ts"
+import { nodeJobWorkersLayer } from "../../adapters/node/jobThreads.ts"
 import { NodePageFetcher } from "../../adapters/node/sources/crawl/NodePageFetcher.ts"
 import * as UndiciHttpClient from "../../adapters/node/undiciHttpClient.ts"
 import { appLayer } from "../../core/app/Application.ts"
@@ -17,6 +19,7 @@ import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChat, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
 import type { FetchConfig } from "../../core/config/FetchConfig.ts"
+import type { JobsConfig } from "../../core/config/JobsConfig.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
 import { serveInProcess } from "../support/servers.ts"
 
@@ -86,17 +89,19 @@ export interface FetchServer {
   close(): Promise<void>
 }
 
-/** Periscope with `fetch` as its config file's fetch section; `resolve` replaces DNS for the page fetcher. */
+/** Periscope with `fetch` as its config file's fetch section (and `jobs` its jobs section); `resolve` replaces DNS for the page fetcher. */
 export const startFetchServer = async (
   fetch: FetchConfig,
-  options: { readonly resolve?: Resolver; readonly search?: SearchChoice } = {}
+  options: { readonly resolve?: Resolver; readonly search?: SearchChoice; readonly jobs?: JobsConfig } = {}
 ): Promise<FetchServer> => {
   const platform = Layer.mergeAll(
     NodeFileSystem.layer,
     UndiciHttpClient.layer,
-    NodePageFetcher.layer({ allow: false, resolve: options.resolve ?? systemResolver })
+    NodePageFetcher.layer({ allow: false, resolve: options.resolve ?? systemResolver }),
+    // Pages are read on the job threads, as the server reads them.
+    nodeJobWorkersLayer
   )
-  const services = appLayer(settingsOf({ fetch }), recordsFromPlainKeys([FETCH_KEY], 1_000_000), {
+  const services = appLayer(settingsOf({ fetch, ...(options.jobs === undefined ? {} : { jobs: options.jobs }) }), recordsFromPlainKeys([FETCH_KEY], 1_000_000), {
     search: options.search ?? { _tag: "Layer", layer: FixtureSearch.layer(sampleDocuments) },
     chatModel: ScriptedChat.layer(unconfiguredChat)
   }).pipe(Layer.provide(platform), Layer.orDie)
@@ -113,7 +118,7 @@ export const postFetch = async (server: string, body: unknown, options: { readon
     body: typeof body === "string" ? body : JSON.stringify(body),
     ...(options.signal === undefined ? {} : { signal: options.signal })
   })
-  return { status: response.status, body: await response.json() as any }
+  return { status: response.status, headers: response.headers, body: await response.json() as any }
 }
 
 /** A one-page PDF written by hand (Helvetica, one text line per entry), with a Title in its info dictionary. */

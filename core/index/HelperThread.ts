@@ -39,7 +39,11 @@ export const serveRanking = (channel: RankingChannel, arrays: RankingArrays): vo
     let cursors: Array<PostingCursor> = []
     let failed = false
     try {
-      cursors = Array.from(query.termIds, (termId, i) => new PostingCursor(index, termId, query.weights[i]!))
+      // The answering thread's idf: its index may be scored with a larger collection's statistics (a segment beside it).
+      cursors = Array.from(query.termIds, (termId, i) => {
+        const idf = query.idfs[i]!
+        return Number.isNaN(idf) ? new PostingCursor(index, termId, query.weights[i]!) : new PostingCursor(index, termId, query.weights[i]!, 0, idf)
+      })
       const heap = new TopK(query.k, cluster)
       // The answering thread's plan, found again from the same words and bound.
       const plan = query.strategy === "termAtATime" ? termAtATimePlan(cursors, query.primed) : undefined

@@ -43,6 +43,18 @@ export interface InvertedIndexMeta {
   readonly averageLengths: ReadonlyArray<number>
 }
 
+/**
+ * The statistics of a collection an index is part of (InvertedIndex.withStatistics): BM25F's
+ * document count and term document frequencies across it, and its average field lengths.
+ */
+export interface CollectionStatistics {
+  readonly documentCount: number
+  /** By this index's term id: documents elsewhere in the collection that hold the term. */
+  readonly otherDf: ReadonlyMap<number, number>
+  /** Per field, in this index's field order. */
+  readonly averageLengths: ReadonlyArray<number>
+}
+
 /** Every array of an index; snapshots write and read exactly these. */
 export interface InvertedIndexArrays {
   /** UTF-8 bytes of all terms, sorted bytewise; term t is termBytes[termOffsets[t] .. termOffsets[t+1]]. */
@@ -123,7 +135,14 @@ export class InvertedIndex {
   /** The UTF-8 bytes of the term being looked up (grown when a term needs more). */
   private keyBytes = new Uint8Array(64)
 
-  constructor(meta: InvertedIndexMeta, arrays: InvertedIndexArrays) {
+  /** Documents idf counts: this index's own, or its collection's (withStatistics). */
+  private readonly idfDocuments: number
+  /** Documents elsewhere in the collection holding a term, by this index's term id (withStatistics). */
+  private readonly otherDf: ReadonlyMap<number, number> | undefined
+  /** The index whose term-at-a-time accumulators a view shares (one thread ranks one query at a time). */
+  private readonly accumulatorsOf: InvertedIndex | undefined
+
+  constructor(meta: InvertedIndexMeta, arrays: InvertedIndexArrays, statistics?: CollectionStatistics, accumulatorsOf?: InvertedIndex) {
     this.meta = meta
     this.arrays = arrays
     this.documentCount = meta.documentCount
@@ -132,6 +151,29 @@ export class InvertedIndex {
     this.norms = normTable(meta.fields, meta.b, meta.averageLengths)
     this.hasRuns = arrays.blockRunLastDoc.length === arrays.blockLastDoc.length * runsPerBlock && arrays.blockLastDoc.length > 0
     this.hasRunPositions = this.hasRuns && arrays.blockRunPositions.length === arrays.blockRunLastDoc.length
+    this.idfDocuments = statistics?.documentCount ?? meta.documentCount
+    this.otherDf = statistics?.otherDf
+    this.accumulatorsOf = accumulatorsOf
+  }
+
+  /**
+   * The same postings scored with a larger collection's statistics: this index searched beside
+   * another (the pages added since a snapshot, beside it), so that both score a document as one
+   * index would. Nothing is copied unless the averages grow a field's normalisation; then the
+   * bounds MaxScore prunes with are raised by that factor, so they stay bounds.
+   */
+  withStatistics(statistics: CollectionStatistics): InvertedIndex {
+    const { fields, averageLengths: own } = this.meta
+    let factor = 1
+    for (let k = 0; k < fields.length; k++) {
+      // A field's norm grows with its average, by at most average / own (for the longest fields).
+      const average = statistics.averageLengths[k]!
+      if (own[k]! > 0 && average > own[k]!) factor = Math.max(factor, average / own[k]!)
+    }
+    const raise = (bounds: Float32Array) => bounds.map((x) => Math.fround(x * factor * (1 + 1e-6) + 1e-9))
+    const arrays = factor === 1 ? this.arrays : { ...this.arrays, termMaxTfn: raise(this.arrays.termMaxTfn), blockMaxTfn: raise(this.arrays.blockMaxTfn) }
+    const meta = { ...this.meta, averageLengths: statistics.averageLengths.slice(0, fields.length) }
+    return new InvertedIndex(meta, arrays, statistics, this.accumulatorsOf ?? this)
   }
 
   /** Whether runs say where their positions start (positionsIn then walks at most a run, not the block). */
@@ -179,8 +221,8 @@ export class InvertedIndex {
 
   /** Robertson-Sparck Jones idf as Lucene computes it: always positive. */
   idf(termId: number): number {
-    const df = this.arrays.termDf[termId]!
-    return Math.log(1 + (this.documentCount - df + 0.5) / (df + 0.5))
+    const df = this.otherDf === undefined ? this.arrays.termDf[termId]! : this.arrays.termDf[termId]! + (this.otherDf.get(termId) ?? 0)
+    return Math.log(1 + (this.idfDocuments - df + 0.5) / (df + 0.5))
   }
 
   /** The best score any posting of the term can have, for a query weight (PostingCursor.maxScore). */
@@ -210,6 +252,7 @@ export class InvertedIndex {
    * bytes and a bit per document, and kept, as ranking never runs inside itself.
    */
   accumulators(): { readonly scores: Float64Array; readonly marks: Int32Array } {
+    if (this.accumulatorsOf !== undefined) return this.accumulatorsOf.accumulators()
     return (this.scoreAccumulators ??= {
       scores: new Float64Array(this.documentCount),
       marks: new Int32Array((this.documentCount + 31) >>> 5)
@@ -246,6 +289,7 @@ export class PostingCursor {
   doc = -1
   readonly termId: number
   readonly df: number
+  readonly idf: number
   /** Query weight times idf: score = weight * saturate(tfn). */
   readonly weight: number
   /** Upper bound of `score` over all postings of the term. */
@@ -285,8 +329,11 @@ export class PostingCursor {
   private walkIndex = 0
   private walkOffset = 0
 
-  /** With `from`, the cursor starts at the term's first posting >= from, decoding only the run that holds it. */
-  constructor(index: InvertedIndex, termId: number, queryWeight: number, from = 0) {
+  /**
+   * With `from`, the cursor starts at the term's first posting >= from, decoding only the run
+   * that holds it. `idf`: the term's as the thread that planned the query has it (a helper thread's index lacks the collection's statistics).
+   */
+  constructor(index: InvertedIndex, termId: number, queryWeight: number, from = 0, idf = index.idf(termId)) {
     this.index = index
     this.termId = termId
     const a = index.arrays
@@ -303,9 +350,11 @@ export class PostingCursor {
     this.firstBlock = a.termFirstBlock[termId]!
     this.blockCount = this.firstBlock < 0 ? 1 : Math.ceil(this.df / blockSize)
     this.byRuns = this.firstBlock >= 0 && index.hasRuns
-    this.weight = queryWeight * index.idf(termId)
+    this.idf = idf
+    this.weight = queryWeight * idf
     this.scale = this.weight * (this.k1 + 1)
-    this.maxScore = index.termMaxScore(termId, queryWeight)
+    // As termMaxScore computes it, with this idf.
+    this.maxScore = queryWeight * idf * index.saturate(a.termMaxTfn[termId]!)
     if (from <= 0) {
       this.enterBlock(0)
       this.moveTo(0)

@@ -19,7 +19,18 @@ export interface IndexedPage {
 /** The page whose URL key is `url`'s, or undefined when the index has none (or `url` is no http(s) URL). */
 export const pageByUrl = (index: SearchIndex, url: string, maxChars: number): IndexedPage | undefined => {
   const key = normalizeUrl(url)?.key
-  if (key === undefined) return undefined
+  const doc = key === undefined ? -1 : pageIdOfKey(index, key)
+  if (doc < 0) return undefined
+  const pages = index.parts.pages
+  const stored = pages.get(doc, PageField.Url)
+  // A character is at most 3 UTF-8 bytes: this many bytes hold maxChars characters.
+  const text = pages.getPart(doc, PageField.Text, 0, Math.max(0, maxChars) * 3).slice(0, Math.max(0, maxChars))
+  const date = pages.get(doc, PageField.Date)
+  return { url: stored, title: pages.get(doc, PageField.Title), text, date: date.length > 0 ? date : null }
+}
+
+/** The id of the page whose URL key (UrlNormalizer) is `key`, or -1. */
+export const pageIdOfKey = (index: SearchIndex, key: string): number => {
   const pages = index.parts.pages
   let low = 0
   let high = index.documentCount - 1
@@ -27,14 +38,9 @@ export const pageByUrl = (index: SearchIndex, url: string, maxChars: number): In
     const mid = (low + high) >>> 1
     const stored = pages.get(mid, PageField.Url)
     const at = normalizeUrl(stored)?.key ?? stored
-    if (at === key) {
-      // A character is at most 3 UTF-8 bytes: this many bytes hold maxChars characters.
-      const text = pages.getPart(mid, PageField.Text, 0, Math.max(0, maxChars) * 3).slice(0, Math.max(0, maxChars))
-      const date = pages.get(mid, PageField.Date)
-      return { url: stored, title: pages.get(mid, PageField.Title), text, date: date.length > 0 ? date : null }
-    }
+    if (at === key) return mid
     if (at < key) low = mid + 1
     else high = mid - 1
   }
-  return undefined
+  return -1
 }

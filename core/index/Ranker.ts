@@ -109,7 +109,7 @@ export const rankTopK = (
         primed
       }
       const bounds = sharing ? chunkBounds(index, cursors, postings) : undefined
-      if (bounds !== undefined && channel!.post({ images: shared!.images, k: limit, clustered: cluster !== undefined, strategy: chunked.strategy, primed, bounds }, query.terms)) {
+      if (bounds !== undefined && channel!.post({ images: shared!.images, k: limit, clustered: cluster !== undefined, strategy: chunked.strategy, primed, bounds }, postedTerms(query, cursors))) {
         const started = performance.now()
         let ranked = 0
         for (let c = channel!.claimMine(); c >= 0; c = channel!.claimMine(), ranked++) rankChunk(index, cursors, heap, chunked, channel!, c)
@@ -191,6 +191,10 @@ const chunkBounds = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>
 }
 
 /** The postings of a query's words together: what decides whether it is worth two threads. */
+/** A query's words as the helper thread takes them: with the idf this thread scores them with. */
+const postedTerms = (query: CompiledQuery, cursors: ReadonlyArray<PostingCursor>) =>
+  query.terms.map((t, i) => ({ termId: t.termId, weight: t.weight, idf: cursors[i]!.idf }))
+
 const postingsOf = (cursors: ReadonlyArray<PostingCursor>): number => {
   let postings = 0
   for (const cursor of cursors) postings += cursor.df
@@ -747,12 +751,14 @@ export const rerankByProximity = (
   index: InvertedIndex,
   query: CompiledQuery,
   ranked: RankedDocuments,
-  weight: number
+  weight: number,
+  /** Score a lone document too: its score is compared with another index's (SegmentedIndex). */
+  lone = false
 ): RankedDocuments => {
   const depth = Math.min(proximityDepth, ranked.docs.length)
   const terms = query.terms
   const field = index.meta.fields.findIndex((f) => f.positions)
-  if (weight <= 0 || terms.length < 2 || depth < 2 || field < 0) return ranked
+  if (weight <= 0 || terms.length < 2 || depth < (lone ? 1 : 2) || field < 0) return ranked
   const fieldWeight = index.meta.fields[field]!.weight
   const k1 = index.meta.k1
   const byDoc = Array.from({ length: depth }, (_, i) => i).sort((a, b) => ranked.docs[a]! - ranked.docs[b]!)

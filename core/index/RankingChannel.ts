@@ -57,7 +57,8 @@ const CONTROL_INTS = AREA_DOCS + 2 * maxK
 // Float64 slots, after the control region.
 const PRIMED = 0
 const WEIGHTS = 1
-const AREA_SCORES = WEIGHTS + maxTerms // two areas of maxK
+const IDFS = WEIGHTS + maxTerms
+const AREA_SCORES = IDFS + maxTerms // two areas of maxK
 const FLOATS = AREA_SCORES + 2 * maxK
 
 const floatsAt = Math.ceil((CONTROL_INTS * 4) / 8) * 8
@@ -96,6 +97,8 @@ export interface PostedQuery {
   readonly images: boolean
   readonly termIds: Int32Array
   readonly weights: Float64Array
+  /** Each term's idf as the answering thread scores it (NaN: the helper's own index says). */
+  readonly idfs: Float64Array
   readonly k: number
   readonly clustered: boolean
   readonly strategy: ChunkStrategy
@@ -168,7 +171,10 @@ export class RankingChannel {
   }
 
   /** Posts a query for the helper; false when it cannot take one (busy, failed or stopped). */
-  post(query: Omit<PostedQuery, "termIds" | "weights">, terms: ReadonlyArray<{ readonly termId: number; readonly weight: number }>): boolean {
+  post(
+    query: Omit<PostedQuery, "termIds" | "weights" | "idfs">,
+    terms: ReadonlyArray<{ readonly termId: number; readonly weight: number; readonly idf?: number | undefined }>
+  ): boolean {
     const ints = this.ints
     if (this.failedUnseen() || terms.length > maxTerms || query.k > maxK || query.bounds.length > rankingChunks + 1) return false
     // Done here is left from a query given up on just as the helper finished it.
@@ -188,6 +194,7 @@ export class RankingChannel {
     for (let i = 0; i < terms.length; i++) {
       ints[TERM_IDS + i] = terms[i]!.termId
       this.floats[WEIGHTS + i] = terms[i]!.weight
+      this.floats[IDFS + i] = terms[i]!.idf ?? Number.NaN
     }
     this.floats[PRIMED] = query.primed
     Atomics.store(this.threshold, 0, this.bitsOf(query.primed))
@@ -351,6 +358,7 @@ export class RankingChannel {
         images: ints[IMAGES] === 1,
         termIds: ints.slice(TERM_IDS, TERM_IDS + terms),
         weights: this.floats.slice(WEIGHTS, WEIGHTS + terms),
+        idfs: this.floats.slice(IDFS, IDFS + terms),
         k: ints[K]!,
         clustered: ints[CLUSTERED] === 1,
         strategy: ints[STRATEGY] === 1 ? "termAtATime" : "maxScore",

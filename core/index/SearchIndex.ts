@@ -6,7 +6,7 @@
 import { Analyzer, TokenKind } from "./analysis/Analyzer.ts"
 import type { ImageRecord, IndexDocument } from "./Document.ts"
 import type { ResolvedEngineOptions } from "./EngineOptions.ts"
-import { endOfPostings, type InvertedIndex } from "./InvertedIndex.ts"
+import { type CollectionStatistics, endOfPostings, type InvertedIndex } from "./InvertedIndex.ts"
 import { type ParsedQuery, parseQuery, type SiteFilter } from "./QueryParser.ts"
 import {
   type CompiledQuery,
@@ -98,7 +98,8 @@ export const maxResults = 1000
  */
 export const maxQueryTerms = 48
 
-interface Plan {
+/** A query planned against one of an index's collections (pages or images). */
+export interface Plan {
   readonly query: CompiledQuery
   /** Snippet words and weights; made only when a caller shows snippets. */
   readonly snippet: () => SnippetTerms
@@ -118,6 +119,8 @@ export class SearchIndex {
   private readonly bodyField: number
   private hostKeys: Array<string> | undefined
   private shared: { readonly web: SharedRanking; readonly images: SharedRanking } | undefined
+  /** The index this one is a view of (withStatistics): its helper thread ranks for both. */
+  private sharedFrom: SearchIndex | undefined
 
   constructor(parts: SearchIndexParts) {
     this.parts = parts
@@ -137,8 +140,16 @@ export class SearchIndex {
     const n = clampLimit(limit)
     const plan = n === 0 ? undefined : this.plan(this.parts.web, parseQuery(keywords), false)
     if (plan === undefined) return { query: keywords, hits: [] }
-    const pages = this.parts.pages
     const { docs, termsIn } = this.retrieve(this.parts.web, plan.query, n, this.parts.pageCluster)
+    return { query: keywords, hits: this.pageHits(plan, docs, termsIn) }
+  }
+
+  /**
+   * The hits of ranked pages `docs` of a planned query, with snippets; `termsIn`: the words each
+   * holds in a field, when ranking found them (proximity re-ranking does).
+   */
+  pageHits(plan: Plan, docs: Int32Array, termsIn?: RankedDocuments["termsIn"]): Array<PageHit> {
+    const pages = this.parts.pages
     const snippetTerms = docs.length > 0 ? plan.snippet() : noSnippetTerms
     // The words each page's text holds (the body field is its text): a snippet need not look for the others.
     const inText = docs.length === 0 || this.bodyField < 0
@@ -147,7 +158,7 @@ export class SearchIndex {
       ? termsIn.masks
       : termsInField(this.parts.web, plan.query.terms.map((t) => t.termId), docs, this.bodyField)
     const places = docs.length === 0 || this.bodyField < 0 ? undefined : this.snippetPlaces(plan.query, docs)
-    const hits = Array.from(docs, (doc, i): PageHit => {
+    return Array.from(docs, (doc, i): PageHit => {
       const link = pages.get(doc, PageField.Url)
       const date = pages.get(doc, PageField.Date)
       return {
@@ -158,7 +169,6 @@ export class SearchIndex {
         date: date.length > 0 ? date : null
       }
     })
-    return { query: keywords, hits }
   }
 
   /**
@@ -192,9 +202,14 @@ export class SearchIndex {
     const n = clampLimit(limit)
     const plan = n === 0 ? undefined : this.plan(this.parts.images, parseQuery(keywords), true)
     if (plan === undefined) return []
+    return this.imageHits(this.retrieve(this.parts.images, plan.query, n, this.parts.imageCluster).docs)
+  }
+
+  /** The hits of ranked images `docs`. */
+  imageHits(docs: Int32Array): Array<ImageHit> {
     const fields = this.parts.imageFields
     const size = this.parts.imageSize
-    return Array.from(this.retrieve(this.parts.images, plan.query, n, this.parts.imageCluster).docs, (image): ImageHit => ({
+    return Array.from(docs, (image): ImageHit => ({
       url: fields.get(image, ImageField.Url),
       refUrl: this.parts.pages.get(this.parts.imagePage[image]!, PageField.Url),
       title: fields.get(image, ImageField.Title) || fields.get(image, ImageField.Alt) || fields.get(image, ImageField.Caption),
@@ -274,15 +289,52 @@ export class SearchIndex {
 
   // ---- planning --------------------------------------------------------------------------
 
+  /**
+   * A parsed query planned against the pages (or, with `images`, the images) for a caller that
+   * ranks several indexes as one (SegmentedIndex): `known` says which technical tokens
+   * another of them holds whole, so that every index reads such a token alike.
+   */
+  planFor(parsed: ParsedQuery, images: boolean, known: (term: string) => boolean): Plan | undefined {
+    return this.plan(images ? this.parts.images : this.parts.web, parsed, images, known)
+  }
+
+  /**
+   * The best `k` pages (or images) of a planned query by BM25F alone, one per near-duplicate
+   * cluster, leaving out the documents `hidden` says (pages shadowed by newer versions elsewhere).
+   */
+  rankPlanned(plan: Plan, k: number, images: boolean, hidden?: (doc: number) => boolean): RankedDocuments {
+    const index = images ? this.parts.images : this.parts.web
+    const accept = plan.query.accept
+    const query = hidden === undefined ? plan.query : { ...plan.query, accept: (doc: number) => !hidden(doc) && (accept === undefined || accept(doc)) }
+    return rankTopK(index, query, k, images ? this.parts.imageCluster : this.parts.pageCluster, "auto", this.sharedFor(index))
+  }
+
+  /** Proximity re-ranking of all of `ranked` (at most proximityDepth documents), as search applies it to its best. */
+  rerankPlanned(plan: Plan, ranked: RankedDocuments, images: boolean): RankedDocuments {
+    return rerankByProximity(images ? this.parts.images : this.parts.web, plan.query, ranked, this.parts.options.proximity, true)
+  }
+
+  /**
+   * This index scored as part of a larger collection (InvertedIndex.withStatistics), sharing
+   * its arrays and its helper thread: for searching it beside a segment of added pages.
+   */
+  withStatistics(web: CollectionStatistics, images: CollectionStatistics): SearchIndex {
+    const view = new SearchIndex({ ...this.parts, web: this.parts.web.withStatistics(web), images: this.parts.images.withStatistics(images) })
+    // The helper scores with this index's norms: it can rank for a view whose averages are the same (a snapshot's view always is).
+    const same = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => a.every((x, i) => x === b[i])
+    if (same(web.averageLengths, this.parts.web.meta.averageLengths) && same(images.averageLengths, this.parts.images.meta.averageLengths)) view.sharedFrom = this
+    return view
+  }
+
   /** Analyses the parsed query against one index; undefined when nothing can match. */
-  private plan(index: InvertedIndex, parsed: ParsedQuery, images: boolean): Plan | undefined {
+  private plan(index: InvertedIndex, parsed: ParsedQuery, images: boolean, known?: (term: string) => boolean): Plan | undefined {
     const weights = new Map<number, number>()
     const addTerm = (id: number) => weights.set(id, (weights.get(id) ?? 0) + 1)
-    for (const term of this.resolve(index, parsed.words)) if (term.id >= 0) addTerm(term.id)
+    for (const term of this.resolve(index, parsed.words, known)) if (term.id >= 0) addTerm(term.id)
     const phrases: Array<Phrase> = []
     const requiredTermIds: Array<number> = []
     for (const text of parsed.phrases) {
-      const terms = this.resolve(index, text)
+      const terms = this.resolve(index, text, known)
       if (terms.length === 0) continue
       if (terms.some((t) => t.id < 0)) return undefined // a phrase with an unknown word matches nothing
       for (const t of terms) addTerm(t.id)
@@ -300,7 +352,7 @@ export class SearchIndex {
     }
     const excluded: Array<Phrase> = []
     for (const text of parsed.excluded) {
-      const terms = this.resolve(index, text)
+      const terms = this.resolve(index, text, known)
       if (terms.length === 0 || terms.some((t) => t.id < 0)) continue // cannot occur in any document
       excluded.push({ termIds: terms.map((t) => t.id), offsets: terms.map((t) => t.position - terms[0]!.position) })
     }
@@ -331,7 +383,7 @@ export class SearchIndex {
    * Analysed terms of a query text with their ids (-1 when unknown) and positions. A technical
    * token ("node.js") is looked up whole; only when the index lacks it do its parts count.
    */
-  private resolve(index: InvertedIndex, text: string): Array<{ id: number; position: number }> {
+  private resolve(index: InvertedIndex, text: string, known?: (term: string) => boolean): Array<{ id: number; position: number }> {
     const tokens: Array<{ term: string; position: number; kind: number }> = []
     this.analyzer.analyze(text, (term, position, _s, _e, kind) => {
       tokens.push({ term, position, kind })
@@ -342,7 +394,8 @@ export class SearchIndex {
       const token = tokens[i]!
       const id = index.lookup(token.term)
       if (token.kind === TokenKind.Compound) {
-        if (id < 0) continue
+        // Held whole by another index searched with this one: a word this one lacks, not its parts.
+        if (id < 0 && (known === undefined || !known(token.term))) continue
         out.push({ id, position: token.position })
         while (i + 1 < tokens.length && tokens[i + 1]!.kind === TokenKind.Part) i++
         continue
@@ -432,11 +485,16 @@ export class SearchIndex {
     return { exact, lo, hi, path: site.path, empty: exact < 0 && lo === hi }
   }
 
+  /** The helper thread's channel for ranking `index` (this index's, or the one it is a view of). */
+  private sharedFor(index: InvertedIndex): SharedRanking | undefined {
+    const shared = this.sharedFrom === undefined ? this.shared : this.sharedFrom.shared
+    return shared === undefined ? undefined : index === this.parts.web ? shared.web : shared.images
+  }
+
   /** The k best documents (with `cluster`, one per near-duplicate cluster): BM25F top-k (at least the proximity depth), then the proximity re-ranking. */
   private retrieve(index: InvertedIndex, query: CompiledQuery, k: number, cluster?: Int32Array, strategy?: RankStrategy): RankedDocuments {
     const proximity = this.parts.options.proximity
-    const shared = this.shared === undefined ? undefined : index === this.parts.web ? this.shared.web : this.shared.images
-    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster, strategy, shared)
+    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster, strategy, this.sharedFor(index))
     const reranked = rerankByProximity(index, query, ranked, proximity)
     if (reranked.docs.length <= k) return reranked
     const termsIn = reranked.termsIn === undefined ? undefined : { field: reranked.termsIn.field, masks: reranked.termsIn.masks.subarray(0, k) }

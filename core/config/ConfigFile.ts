@@ -7,6 +7,7 @@ import { Schema } from "effect"
 import { PROVIDER_KINDS, SearchProviders } from "../backends/search/SearchProviders.ts"
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
 import { ChatConfig } from "./ChatConfig.ts"
+import { EmbeddingsConfig, RerankerConfig } from "./EmbeddingsConfig.ts"
 import { FetchConfig } from "./FetchConfig.ts"
 import { JobsConfig } from "./JobsConfig.ts"
 import { McpConfig } from "./McpConfig.ts"
@@ -67,6 +68,10 @@ export const SearchConfig = Schema.Struct({
       return undefined
     })
   )),
+  /** Hybrid retrieval: the embedding server `periscope index` and every search use (docs/hybrid.md). */
+  embeddings: optionalKey(EmbeddingsConfig),
+  /** A /rerank endpoint that reorders the best results (docs/hybrid.md). */
+  reranker: optionalKey(RerankerConfig),
   /** The whole search request waits no longer than this for any source. Default 5000. */
   deadlineMs: optionalKey(ruledNumber("must be an integer from 1 to 120000", { integer: true, min: 1, max: 120_000 })),
   /** RRF weight of the local index. Default 1. */

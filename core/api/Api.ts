@@ -10,6 +10,7 @@ import { ChatCompletionRequest } from "../chat/ChatRequest.ts"
 import { KeyedRoute } from "./Admission.ts"
 import { ChatErrorBody, McpErrorBody, SearchErrorBody, SearxngErrorBody, TavilyErrorBody } from "./ApiError.ts"
 import { Authorization } from "./Authorization.ts"
+import { EmbeddingsGroup } from "./embeddings/EmbeddingsApi.ts"
 import { fetchErrorSchemas, FetchRequestBody, WebFetchResponse } from "./FetchWire.ts"
 import { finishDocument } from "./OpenApiDocument.ts"
 import { OwnAdmission } from "./OwnAdmission.ts"
@@ -244,6 +245,7 @@ export class PeriscopeApi extends HttpApi.make("periscope")
   .add(SearchGroup)
   .add(ChatGroup)
   .add(ResponsesGroup)
+  .add(EmbeddingsGroup)
   .add(McpGroup)
   .add(TavilyGroup)
   .add(SearxngGroup)

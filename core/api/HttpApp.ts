@@ -19,6 +19,7 @@ import { PeriscopeApi } from "./Api.ts"
 import type { Readiness } from "./Readiness.ts"
 import { Authorization } from "./Authorization.ts"
 import { ChatHandlers } from "./ChatHandlers.ts"
+import { EmbeddingsHandlers } from "./embeddings/EmbeddingsHandlers.ts"
 import { ErrorBoundary } from "./ErrorBoundary.ts"
 import { McpHandlers } from "./McpHandlers.ts"
 import type { McpEndpoint } from "./mcp/McpEndpoint.ts"
@@ -40,7 +41,7 @@ export const PeriscopeRoutes = Layer.mergeAll(
   RequestTelemetry,
   MetricsRoute,
   HttpApiBuilder.layer(PeriscopeApi).pipe(
-    Layer.provide([SearchHandlers, ChatHandlers, ResponsesHandlers, McpHandlers, TavilyHandlers, SearxngHandlers, MetaHandlers, HealthHandlers]),
+    Layer.provide([SearchHandlers, ChatHandlers, ResponsesHandlers, EmbeddingsHandlers, McpHandlers, TavilyHandlers, SearxngHandlers, MetaHandlers, HealthHandlers]),
     Layer.provide([Authorization.layer, OwnAdmission.layer])
   ),
   PlaygroundRoutes,

@@ -137,6 +137,7 @@ describe("the document", () => {
     expect(statuses("/api/search/webFetch", "post")).toEqual([...search, "403"].sort())
     expect(statuses("/v1/chat/completions", "post")).toEqual([...search, "404"].sort())
     expect(statuses("/v1/responses", "post")).toEqual([...search, "404"].sort())
+    for (const path of ["/v1/embeddings", "/v1/rerank"]) expect(statuses(path, "post")).toEqual([...search, "404"].sort())
     expect(statuses("/v1/models", "get")).toEqual(["200", "401", "429", "500", "503"])
     expect(statuses("/openapi.json", "get")).toEqual(["200", "401", "429", "500", "503"])
     for (const probe of ["/healthz", "/version", "/readyz"]) expect(statuses(probe, "get")).toEqual(["200", "503"])
@@ -149,7 +150,7 @@ describe("the document", () => {
   })
 
   it("leaves request bodies open (the decoder ignores unknown keys) and keeps answers closed", () => {
-    const requestSchemas = ["SearchRequest", "WebFetchRequest", "ChatCompletionRequest", "JsonRpcMessage"]
+    const requestSchemas = ["SearchRequest", "WebFetchRequest", "ChatCompletionRequest", "JsonRpcMessage", "EmbeddingsRequest", "RerankRequest"]
     for (const name of requestSchemas) expect(JSON.stringify(doc.components.schemas[name]), name).not.toContain("additionalProperties\":false")
     for (const { path, op } of operations()) {
       const schema = op.requestBody?.content?.["application/json"]?.schema

@@ -42,13 +42,24 @@ export const FetchedPageData = Schema.Struct({
   contentType: Schema.String
 }).annotate({ identifier: "FetchedPage" })
 
+/** Whether the page went into the local index: the answer's `extra.index`, only when the request sends addToIndex: true. */
+export const PageIndexingData = Schema.Union([
+  Schema.Struct({ added: Schema.Literal(true) }),
+  Schema.Struct({
+    added: Schema.Literal(false),
+    /** rate_limited (the key's pages a minute), full (the added pages' bound), too_large, empty, no_index. */
+    reason: Schema.Literals(["rate_limited", "full", "too_large", "empty", "no_index"]),
+    message: Schema.String
+  })
+]).annotate({ identifier: "PageIndexing" })
+
 export const WebFetchResponse = Schema.Struct({
   success: Schema.Literal(true),
   code: Schema.Literal("200"),
   message: Schema.Literal("success"),
   exception: Schema.Null,
   data: FetchedPageData,
-  extra: Schema.Null
+  extra: Schema.NullOr(Schema.Struct({ index: PageIndexingData }))
 }).annotate({ identifier: "WebFetchResponse" })
 
 /** Status, business code and exception.type of each reason. */

@@ -6,13 +6,15 @@
  * webFetch: decode the body, ask WebFetch, answer the page in the same envelope;
  * its failures get a status and exception.type per reason (FetchWire).
  */
-import { Effect, Result } from "effect"
+import { Effect, Option, Result } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { FederatedSearch, type SourceSelectionError } from "../search/FederatedSearch.ts"
 import type { SearchBackendError } from "../search/SearchError.ts"
 import type { SearchQuery } from "../search/SearchQuery.ts"
 import { WebFetch } from "../search/WebFetch.ts"
+import type { PageIndexing } from "../search/PageIndexing.ts"
+import { CurrentPrincipal } from "./Admission.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { type Answer, errorAnswer, jsonAnswer, toHttpResponse } from "./Answer.ts"
 import type { ApiError } from "./ApiError.ts"
@@ -20,7 +22,7 @@ import { fromFederationError } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { fetchErrorResponse, FetchRequestBody } from "./FetchWire.ts"
 import { decodeJsonBody, makeBodyDecoder, parseBody, readJsonText, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
-import { SearchBody, successEnvelope, successEnvelopeWith, toSearchQuery } from "./SearchWire.ts"
+import { SearchBody, successEnvelopeWith, toSearchQuery } from "./SearchWire.ts"
 
 const decodeSearchBody = makeBodyDecoder(SearchBody)
 /** A search body decoded into the search the backends run. */
@@ -62,6 +64,9 @@ const fromBody = (request: HttpServerRequest.HttpServerRequest, answer: (text: s
     Effect.map(toHttpResponse)
   )
 
+/** webFetch's answer to addToIndex when the search backend has no local index. */
+const noIndex: PageIndexing = { added: false, reason: "no_index", message: "the search backend has no local index to add the page to; it was fetched but not added" }
+
 export const SearchHandlers = HttpApiBuilder.group(PeriscopeApi, "search", Effect.fnUntraced(function*(handlers) {
   const answers = makeSearchAnswers(yield* FederatedSearch)
   const fetcher = yield* WebFetch
@@ -71,16 +76,16 @@ export const SearchHandlers = HttpApiBuilder.group(PeriscopeApi, "search", Effec
     .handleRaw("webFetch", ({ request }) =>
       decodeJsonBody(request, SEARCH_BODY_LIMIT, decodeFetchRequest).pipe(
         Effect.flatMap((body) =>
-          fetcher.fetch(body).pipe(
+          Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (principal) => fetcher.fetch({ ...body, caller: Option.getOrUndefined(principal)?.keyName })).pipe(
             Effect.map((page) =>
-              HttpServerResponse.jsonUnsafe(successEnvelope({
+              HttpServerResponse.jsonUnsafe(successEnvelopeWith({
                 title: page.title,
                 content: page.content,
                 url: page.url,
                 fromCache: page.fromCache,
                 date: page.date,
                 contentType: page.contentType
-              }))
+              }, body.addToIndex === true ? { index: page.index ?? noIndex } : null))
             ),
             Effect.catchTag("WebFetchError", (error) => Effect.succeed(fetchErrorResponse(error)))
           )

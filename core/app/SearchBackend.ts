@@ -4,9 +4,13 @@
  * The engine reads its snapshot from a file (the platform's FileSystem) or an
  * http(s) URL (the platform's HttpClient), and reloads it when the platform
  * asks (SIGHUP on Node): a bad snapshot is refused and the current index stays.
+ * Pages added to it (webFetch's addToIndex) are kept beside a snapshot file in
+ * its journal (`<snapshot>.added.jsonl`), which the next `periscope index` run
+ * reads; beside a snapshot from a URL or from bytes they live in memory.
  */
 import { Config, Effect, FileSystem, Layer, Result, Stream } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
+import { addedPagesPath, fileJournal } from "../backends/AddedPagesJournal.ts"
 import { EngineSearch, SearchEngine } from "../backends/EngineSearch.ts"
 import { FixtureSearch } from "../backends/FixtureSearch.ts"
 import { OpenSearchSearch } from "../backends/search/OpenSearchSearch.ts"
@@ -171,7 +175,8 @@ const engineFromLocation = (location: string, warmUpMs: number | undefined, hook
     yield* warmedUp(index, warmUpMs)
     const status = yield* Effect.serviceOption(IndexStatus)
     if (status._tag === "Some") yield* status.value.loaded({ documents: index.documentCount, images: index.imageCount })
-    return EngineSearch.layer(index)
+    const journal = isUrl(location) ? undefined : yield* fileJournal(addedPagesPath(location))
+    return EngineSearch.layer(index, { journal })
   })
   const engine = Layer.unwrap(load)
   return hooks.reloads === undefined ? engine : Layer.merge(engine, reloadOn(location, hooks.reloads, hooks).pipe(Layer.provide(engine)))
@@ -186,7 +191,10 @@ export const searchLayer = (
     case "Engine":
       return engineFromLocation(choice.snapshot, choice.warmUpMs, hooks)
     case "EngineBytes":
-      return Layer.unwrap(Effect.map(Effect.tap(decodeOrFail("bytes", choice.bytes), (index) => warmedUp(index, choice.warmUpMs)), EngineSearch.layer))
+      return Layer.unwrap(Effect.map(
+        Effect.tap(decodeOrFail("bytes", choice.bytes), (index) => warmedUp(index, choice.warmUpMs)),
+        (index) => EngineSearch.layer(index)
+      ))
     case "Fixture":
       return FixtureSearch.layer(choice.documents)
     case "FixtureFile":

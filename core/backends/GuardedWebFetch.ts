@@ -228,11 +228,11 @@ const make = Effect.gen(function*() {
         if (url instanceof WebFetchError) return yield* url
         const format = request.format ?? "markdown"
         const { page, fromCache } = yield* cache.get(`${format} ${url.href}`, fetchPage(url, format), { fresh: request.fresh === true })
-        if (indexPage !== undefined && (request.addToIndex ?? settings.addToIndex)) yield* indexPage(page)
+        const index = indexPage !== undefined && (request.addToIndex ?? settings.addToIndex) ? yield* indexPage(page, request.caller) : undefined
         const content = request.maxChars === undefined || page.content.length <= request.maxChars
           ? page.content
           : page.content.slice(0, request.maxChars)
-        return { url: page.url, title: page.title, content, fromCache, date: page.date, contentType: page.contentType } satisfies FetchedPage
+        return { url: page.url, title: page.title, content, fromCache, date: page.date, contentType: page.contentType, index } satisfies FetchedPage
       })
     })
   }

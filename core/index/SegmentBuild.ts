@@ -1,8 +1,9 @@
 /**
  * The segment of pages added to a running index (SegmentedIndex.ts), built as a snapshot's own
- * index is, with the snapshot's options. `segmentSnapshot` is the form a worker thread runs:
- * plain data in, snapshot bytes out (moved back, not copied).
+ * index is, with the snapshot's options. `segmentSnapshotJob` is the form a job thread runs
+ * (core/jobs): plain data in, snapshot bytes out, moved back rather than copied.
  */
+import { defineJob } from "../jobs/Job.ts"
 import type { IndexDocument } from "./Document.ts"
 import type { EngineOptions } from "./EngineOptions.ts"
 import { IndexBuilder } from "./IndexBuilder.ts"
@@ -23,3 +24,5 @@ export interface SegmentInput {
 
 /** buildSegment as snapshot bytes. */
 export const segmentSnapshot = (input: SegmentInput): Uint8Array => encodeSnapshot(buildSegment(input.documents, input.options))
+
+export const segmentSnapshotJob = defineJob(import.meta.url, "index.segment", segmentSnapshot, { transfer: (bytes) => [bytes.buffer as ArrayBuffer] })

@@ -4,6 +4,7 @@
  * and the ingestion extractor. Backends are Layers that provide it.
  */
 import { Context, type Effect, Schema } from "effect"
+import type { PageIndexing } from "./PageIndexing.ts"
 
 export type FetchFormat = "markdown" | "text" | "html"
 
@@ -23,6 +24,8 @@ export interface FetchRequest {
   readonly fresh?: boolean
   /** Add the page to the running local index (default from config `fetch.addToIndex`). */
   readonly addToIndex?: boolean
+  /** Who asked (an API key's name): pages added to the index are counted per key. */
+  readonly caller?: string | undefined
   /** Render the page in a headless browser (default from config `fetch.render`). */
   readonly render?: RenderMode
 }
@@ -37,6 +40,8 @@ export interface FetchedPage {
   readonly date: string | null
   /** The page's media type, e.g. text/html, application/pdf. */
   readonly contentType: string
+  /** Whether the page went into the local index, when it was to be added. */
+  readonly index?: PageIndexing | undefined
 }
 
 /**

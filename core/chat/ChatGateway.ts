@@ -6,6 +6,7 @@
  * this service; backends provide ChatModel underneath it.
  */
 import { Clock, Context, Effect, Layer, Option, Stream } from "effect"
+import { JobRunner } from "../jobs/JobRunner.ts"
 import { spannedIn } from "../store/Spans.ts"
 import { mapArrays, stepArrays, withEnd, withStart } from "./ArrayStreams.ts"
 import type { ChatChoice, ChatChunk, ChatResult, ModelInfo, Usage } from "./ChatCompletion.ts"
@@ -18,7 +19,8 @@ import { CitationPass, citeChoices, type GroundingPlan, groundedRequest, planOf,
 import { defaultGroundingSettings, Grounding, type Retrieval } from "./Grounding.ts"
 import { searchResultsOf, SourceRegistry } from "./GroundingSources.ts"
 import { type LoopState, loopComplete, loopStream } from "./ServerToolLoop.ts"
-import { type Checks, checksOf, defaultValidationPolicy, feedbackMessages, invalidOutput, limitsOf, type Output, type Problem, problemsOf, repairOutput, type ValidationPolicy } from "./OutputValidation.ts"
+import { assessOutput } from "./OutputAssessment.ts"
+import { type Checks, checksOf, defaultValidationPolicy, feedbackMessages, invalidOutput, limitsOf, type Output, type Problem, type ValidationPolicy } from "./OutputValidation.ts"
 import { applyStops } from "./StopSequences.ts"
 import { StreamGuard } from "./StreamGuard.ts"
 import { TokenCount } from "./TokenCount.ts"
@@ -42,18 +44,21 @@ export class ChatGateway extends Context.Service<ChatGateway, {
   /**
    * The pipeline over whichever ChatModel backend is provided; it brings its own TokenCount.
    * Grounded requests need a Grounding service in context (core/app provides one); without
-   * it they are refused with 400.
+   * it they are refused with 400. A JobRunner in context takes the judging of large outputs
+   * off the answering thread; without one, they are judged here, within the size bounds.
    */
   static readonly layer = (policy: ValidationPolicy = defaultValidationPolicy): Layer.Layer<ChatGateway, never, ChatModel> =>
     Layer.effect(
       ChatGateway,
       Effect.gen(function*() {
         const grounding = yield* Effect.serviceOption(Grounding)
+        // Job threads, where the application provides them: large outputs are judged there.
+        const jobs = yield* Effect.serviceOption(JobRunner)
         const model = yield* ChatModel
         // A wrapper that does not pass hasModel on still lists its models (aliases then read as unknown).
         const listed = new Set((yield* model.models).map((m) => m.id))
         const hasModel = model.hasModel ?? ((name: string) => listed.has(name))
-        return makeGateway(model, yield* TokenCount, policy, Option.getOrUndefined(grounding), hasModel)
+        return makeGateway(model, yield* TokenCount, policy, Option.getOrUndefined(grounding), hasModel, Option.getOrUndefined(jobs))
       })
     ).pipe(Layer.provide(TokenCount.layer))
 }
@@ -76,7 +81,8 @@ const makeGateway = (
   tokens: TokenCount["Service"],
   policy: ValidationPolicy,
   grounding: Grounding["Service"] | undefined,
-  hasModel: (model: string) => boolean
+  hasModel: (model: string) => boolean,
+  jobs: JobRunner["Service"] | undefined
 ): ChatGateway["Service"] => {
   const settings = grounding?.settings ?? defaultGroundingSettings
   const limits = limitsOf(policy)
@@ -121,14 +127,18 @@ const makeGateway = (
    * a retry then replaces only the tool calls.
    */
   const settle = Effect.fnUntraced(function*(request: ChatRequest, checks: Checks, output: Output, usages: Array<Usage | undefined>, contentReplaceable: boolean): Effect.fn.Return<Output, ChatModelError> {
+    // An assessment is an Effect only when a large text went to a job thread.
+    const first = assessOutput(checks, output)
+    const assessed = Effect.isEffect(first) ? yield* first : first
     // Pass: everything is judged and marked; nothing is taken back or asked again.
-    if (policy.mode === "pass") return marked(output, problemsOf(checks, output.content, output.toolCalls))
+    if (policy.mode === "pass") return marked(output, assessed.problems)
     let current = output
+    let problems = assessed.problems
     for (let attempt = 0;; attempt++) {
-      const problems = problemsOf(checks, current.content, current.toolCalls)
       if (problems.length === 0) return current
       if (policy.mode === "repair") {
-        const repaired = repairOutput(checks, current, problems)
+        const again = assessOutput(checks, current, problems)
+        const repaired = Effect.isEffect(again) ? yield* again : again
         if (repaired.problems.length === 0) return repaired.output
         return yield* invalidOutput(repaired.problems, "after repair")
       }
@@ -147,6 +157,8 @@ const makeGateway = (
         toolCalls: choice.message.tool_calls ?? [],
         finish: choice.finish_reason
       }
+      const next = assessOutput(checks, current)
+      problems = (Effect.isEffect(next) ? yield* next : next).problems
     }
   })
 
@@ -170,7 +182,7 @@ const makeGateway = (
     if (bound !== undefined) return Effect.fail(bound)
     const plan = planOf(request, settings, hasModel)
     if (plan !== undefined) return Effect.flatMap(prepare(request, plan), (run) => completeGrounded(request, run))
-    const checks = checksOf(request, limits)
+    const checks = checksOf(request, limits, jobs)
     return Effect.flatMap(completeOnce(request), (first) =>
       // Nothing to validate (no tools, no JSON format, no tool calls) and usage reported: only stops apply.
       first.usage !== undefined && checks.catalog.names.length === 0 && checks.content === undefined &&
@@ -198,7 +210,7 @@ const makeGateway = (
 
   /** The answer names the model as asked (`x:online` included); citations verified last, after stops and validation. */
   const completeGrounded = Effect.fnUntraced(function*(asked: ChatRequest, run: GroundedRun): Effect.fn.Return<GatewayResult, ChatModelError> {
-    const settled = yield* settleAll(run.request, checksOf(run.request, limits), yield* completeOnce(run.request))
+    const settled = yield* settleAll(run.request, checksOf(run.request, limits, jobs), yield* completeOnce(run.request))
     const cited = citeChoices(settled.choices, run.registry)
     return {
       model: asked.model,
@@ -214,7 +226,7 @@ const makeGateway = (
   // One step per pulled array, an Effect only when a choice finishes (see ArrayStreams).
   const guarded = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
     Stream.suspend(() => {
-      const guard = new StreamGuard(request, checksOf(request, limits), policy, settle, tokens)
+      const guard = new StreamGuard(request, checksOf(request, limits, jobs), policy, settle, tokens)
       return withEnd(stepArrays(streamOnce(request), (chunk) => guard.step(chunk), () => guard.cutShort), () => guard.end())
     })
 

@@ -6,8 +6,10 @@
  * attacker-chosen and the string it is matched against model-chosen, so a
  * backtracking engine could block the event loop for minutes (`^(a+)+$`).
  */
-import { Predicate } from "effect"
 import { RE2JS } from "re2js"
+
+// Not effect's Predicate: job threads load this module (ValidationJobs), and need nothing more.
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** What is wrong with a schema: where (a JSON Pointer into it), the rule, and the value found there. */
 export interface SchemaProblem {
@@ -26,7 +28,7 @@ export const SUPPORTED_DRAFTS: Readonly<Record<string, "4" | "7" | "2019-09" | "
 
 /** The draft a schema declares (trailing `#` and http/https ignored), 2020-12 when it declares none. */
 export const draftOf = (schema: unknown): "4" | "7" | "2019-09" | "2020-12" | undefined => {
-  if (!Predicate.isObject(schema) || !("$schema" in schema) || schema.$schema === undefined) return "2020-12"
+  if (!isObject(schema) || !("$schema" in schema) || schema.$schema === undefined) return "2020-12"
   if (typeof schema.$schema !== "string") return undefined
   const uri = schema.$schema.replace(/#$/, "")
   return SUPPORTED_DRAFTS[uri] ?? SUPPORTED_DRAFTS[uri.replace(/^https:/, "http:")] ?? SUPPORTED_DRAFTS[uri.replace(/^http:/, "https:")]
@@ -119,7 +121,7 @@ const resolvesLocally = (root: unknown, ref: string): boolean => {
   for (const raw of ref.slice(2).split("/")) {
     const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~")
     if (Array.isArray(node)) node = node[Number(key)]
-    else if (Predicate.isObject(node)) node = (node as Record<string, unknown>)[key]
+    else if (isObject(node)) node = (node as Record<string, unknown>)[key]
     else return false
     if (node === undefined) return false
   }
@@ -135,12 +137,12 @@ const resolvesLocally = (root: unknown, ref: string): boolean => {
  */
 export const checkJsonSchema = (root: unknown, maxDepth = MAX_DEPTH): SchemaProblem | undefined => {
   if (draftOf(root) === undefined) {
-    const declared = Predicate.isObject(root) ? (root as Record<string, unknown>).$schema : undefined
+    const declared = isObject(root) ? (root as Record<string, unknown>).$schema : undefined
     return { pointer: "/$schema", rule: `must name a supported draft (2020-12, 2019-09, draft-07 or draft-04)`, value: declared }
   }
   const visit = (node: unknown, pointer: string, depth: number): SchemaProblem | undefined => {
     if (typeof node === "boolean") return undefined
-    if (!Predicate.isObject(node) || Array.isArray(node)) return { pointer, rule: "must be a schema (an object or a boolean)", value: node }
+    if (!isObject(node) || Array.isArray(node)) return { pointer, rule: "must be a schema (an object or a boolean)", value: node }
     if (depth > maxDepth) return { pointer, rule: `must be nested at most ${maxDepth} levels deep`, value: "…" }
     const s = node as Record<string, unknown>
     const at = (key: string) => `${pointer}/${escapePointer(key)}`
@@ -176,7 +178,7 @@ export const checkJsonSchema = (root: unknown, maxDepth = MAX_DEPTH): SchemaProb
     for (const key of schemaMaps) {
       const map = s[key]
       if (map === undefined) continue
-      if (!Predicate.isObject(map) || Array.isArray(map)) return { pointer: at(key), rule: "must be an object of schemas", value: map }
+      if (!isObject(map) || Array.isArray(map)) return { pointer: at(key), rule: "must be an object of schemas", value: map }
       for (const [name, sub] of Object.entries(map)) {
         if (key === "patternProperties") {
           const problem = linearPatternProblem(name)

@@ -7,7 +7,8 @@ import type { AnswerToolCall } from "./ChatCompletion.ts"
 import { ChatModelError } from "./ChatError.ts"
 import type { ChatMessage, ChatRequest, ToolCall } from "./ChatRequest.ts"
 import type { FinishReason } from "./FinishReason.ts"
-import { makeContentCheck, repairJson, ToolCatalog, type Verdict } from "./ToolValidation.ts"
+import type { JobRunnerShape } from "../jobs/JobRunner.ts"
+import { contentJudge, type Judge, ToolCatalog } from "./ToolValidation.ts"
 import { defaultValidationLimits, type ValidationLimits } from "./ValidationLimits.ts"
 
 /**
@@ -40,24 +41,14 @@ export const limitsOf = (policy: ValidationPolicy): ValidationLimits => policy.l
 
 export type Problem = { readonly kind: "tool"; readonly index: number; readonly error: string } | { readonly kind: "content"; readonly error: string }
 
+/** What one request's output is judged with. */
 export interface Checks {
   readonly catalog: ToolCatalog
-  readonly content: ((content: string) => Verdict) | undefined
+  /** The content's judge under a JSON response format. */
+  readonly content: Judge | undefined
   readonly limits: ValidationLimits
-}
-
-export const problemsOf = (checks: Checks, content: string | null, toolCalls: ReadonlyArray<ToolCall>): Array<Problem> => {
-  const problems: Array<Problem> = []
-  toolCalls.forEach((call, index) => {
-    const verdict = checks.catalog.check(call)
-    if (!verdict.ok) problems.push({ kind: "tool", index, error: `tool call ${call.function.name} ${verdict.error}` })
-  })
-  // A reply that only calls tools has no content to hold to the response format.
-  if (checks.content !== undefined && !(toolCalls.length > 0 && (content === null || content === ""))) {
-    const verdict = checks.content(content ?? "")
-    if (!verdict.ok) problems.push({ kind: "content", error: verdict.error })
-  }
-  return problems
+  /** Job threads for large texts (see OutputAssessment); none: everything is judged here. */
+  readonly jobs: JobRunnerShape | undefined
 }
 
 const describeProblems = (problems: ReadonlyArray<Problem>) => problems.map((p) => p.error).join("; ")
@@ -102,31 +93,10 @@ export interface Output {
   readonly note?: { readonly valid: boolean; readonly error: string } | undefined
 }
 
-export const checksOf = (request: ChatRequest, limits: ValidationLimits = defaultValidationLimits): Checks => ({
+export const checksOf = (request: ChatRequest, limits: ValidationLimits = defaultValidationLimits, jobs?: JobRunnerShape): Checks => ({
   catalog: new ToolCatalog(request.tools, limits),
-  content: makeContentCheck(request.response_format, limits),
-  limits
+  content: contentJudge(request.response_format, limits),
+  limits,
+  // On the calling thread a job would only add a hop: jobs are for runners with threads of their own.
+  jobs: jobs?.where === "threads" ? jobs : undefined
 })
-
-/**
- * The repair policy on one output: tool arguments and content that are not
- * JSON repaired (within the repair bound), then judged again. The problems
- * left say why something was not repaired.
- */
-export const repairOutput = <O extends Output>(checks: Checks, output: O, problems: ReadonlyArray<Problem>): { readonly output: O; readonly problems: ReadonlyArray<Problem> } => {
-  const left: Array<Problem> = []
-  const toolCalls = output.toolCalls.map((call, index) => {
-    const { call: fixed, verdict } = checks.catalog.repair(call)
-    if (!verdict.ok) left.push({ kind: "tool", index, error: `tool call ${call.function.name} ${verdict.error}` })
-    return { ...call, function: fixed.function }
-  })
-  let content = output.content
-  if (checks.content !== undefined && content !== null && problems.some((p) => p.kind === "content")) {
-    const fixed = repairJson(content, checks.limits)
-    const note = "skipped" in fixed ? fixed.skipped : undefined
-    if ("text" in fixed) content = fixed.text
-    const verdict = checks.content(content)
-    if (!verdict.ok) left.push({ kind: "content", error: note === undefined ? verdict.error : `${verdict.error}; ${note}` })
-  }
-  return { output: { ...output, toolCalls, content }, problems: left }
-}

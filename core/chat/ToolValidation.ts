@@ -10,7 +10,6 @@
  * `requestSchemaProblem` checks a request's schemas when it arrives.
  */
 import { dereference, type OutputUnit, validate } from "@cfworker/json-schema"
-import { Predicate } from "effect"
 import { jsonrepair } from "jsonrepair"
 import type { ResponseFormat, ToolCall, ToolDefinition } from "./ChatRequest.ts"
 import { checkJsonSchema, describeSchemaProblem, draftOf, withLinearRegExp } from "./JsonSchemaCheck.ts"
@@ -213,88 +212,117 @@ const repaired = (text: string, limits: ValidationLimits): { readonly text: stri
   }
 }
 
+/**
+ * What a piece of model output is held to: a tool's parameters (its
+ * arguments), or the response format (the content). Plain data, so that a
+ * job thread can judge it too (ValidationJobs).
+ */
+export type Target =
+  | { readonly kind: "tool"; readonly name: string; readonly schema: Record<string, unknown> | undefined }
+  | { readonly kind: "json_object" }
+  | { readonly kind: "json_schema"; readonly name: string; readonly schema: Record<string, unknown> | undefined }
+
+/** A text judged: the verdict, and the text as repaired when it was. */
+export interface Judgement {
+  readonly verdict: Verdict
+  readonly repaired?: string | undefined
+}
+
+/** One target with its schema compiled once: judges texts against it, repairing them when asked. */
+export class Judge {
+  readonly target: Target
+  readonly limits: ValidationLimits
+  /** How errors name the text: arguments or content. */
+  readonly what: "arguments" | "content"
+  private readonly schema: CompiledSchema | undefined
+
+  constructor(target: Target, limits: ValidationLimits) {
+    this.target = target
+    this.limits = limits
+    this.what = target.kind === "tool" ? "arguments" : "content"
+    this.schema = target.kind === "json_object" ? undefined : compileSafely(target.schema ?? (target.kind === "tool" ? undefined : {}))
+  }
+
+  /**
+   * The text within the size bound, JSON, and matching; with `repair`, jsonrepair first (JSON
+   * comes back as it was), or, over the repair bound, the text as it is with the reason.
+   */
+  judge(text: string, repair = false): Judgement {
+    const tooLarge = sizeProblem(this.what, text, this.limits)
+    if (tooLarge !== undefined) return { verdict: { ok: false, error: tooLarge } }
+    if (!repair) return { verdict: this.verdictOf(parseJson(text)) }
+    const fixed = repaired(text, this.limits)
+    if ("skipped" in fixed) {
+      const parsed = parseJson(text)
+      return { verdict: parsed.ok ? this.verdictOf(parsed) : { ok: false, error: `${this.what} ${parsed.error}; ${fixed.skipped}` } }
+    }
+    return { verdict: this.verdictOf(parseJson(fixed.text)), repaired: fixed.text }
+  }
+
+  private verdictOf(parsed: Verdict): Verdict {
+    if (!parsed.ok) return { ok: false, error: `${this.what} ${parsed.error}` }
+    const target = this.target
+    if (target.kind === "json_object") {
+      return typeof parsed.value === "object" && parsed.value !== null && !Array.isArray(parsed.value)
+        ? parsed
+        : { ok: false, error: "content is JSON but not an object, as json_object requires" }
+    }
+    const valid = validateValue(this.schema!, parsed.value, this.limits)
+    if (valid.ok) return valid
+    return {
+      ok: false,
+      error: target.kind === "tool"
+        ? `arguments do not match the schema of ${target.name}: ${valid.error}`
+        : `content does not match the schema ${JSON.stringify(target.name)}: ${valid.error}`
+    }
+  }
+}
+
 /** The tools of one request, their schemas compiled once. */
 export class ToolCatalog {
-  private readonly schemas = new Map<string, CompiledSchema>()
-  private readonly limits: ValidationLimits
+  private readonly judges = new Map<string, Judge>()
   readonly names: ReadonlyArray<string>
 
   constructor(tools: ReadonlyArray<ToolDefinition> | undefined, limits: ValidationLimits = defaultValidationLimits) {
-    this.limits = limits
-    for (const tool of tools ?? []) this.schemas.set(tool.function.name, compileSafely(tool.function.parameters))
-    this.names = [...this.schemas.keys()]
+    for (const tool of tools ?? []) {
+      this.judges.set(tool.function.name, new Judge({ kind: "tool", name: tool.function.name, schema: tool.function.parameters }, limits))
+    }
+    this.names = [...this.judges.keys()]
+  }
+
+  /** The judge of a tool's arguments; undefined for a tool the request does not have. */
+  judgeOf(name: string): Judge | undefined {
+    return this.judges.get(name)
+  }
+
+  /** Why a call to a tool the request does not have is invalid. */
+  unknown(call: ToolCall): Verdict {
+    return { ok: false, error: `calls ${JSON.stringify(call.function.name)}, which is not one of the request's tools (${this.names.map((n) => JSON.stringify(n)).join(", ") || "none"})` }
   }
 
   /** Checks one call: the tool exists, its arguments are within the size bound, are JSON and match the schema. */
   check(call: ToolCall): Verdict {
-    const schema = this.schemas.get(call.function.name)
-    if (schema === undefined) return this.unknown(call)
-    const tooLarge = sizeProblem("arguments", call.function.arguments, this.limits)
-    if (tooLarge !== undefined) return { ok: false, error: tooLarge }
-    return this.judge(call, schema, parseJson(call.function.arguments))
+    const judge = this.judges.get(call.function.name)
+    return judge === undefined ? this.unknown(call) : judge.judge(call.function.arguments).verdict
   }
 
-  /**
-   * Repairs the arguments (when the tool exists and they are within the bounds; JSON comes back
-   * as it was), then checks the result; over the repair bound, checks them as they are.
-   */
+  /** Repairs a call's arguments (see Judge.judge), then checks the result. */
   repair(call: ToolCall): { readonly call: ToolCall; readonly verdict: Verdict } {
-    const schema = this.schemas.get(call.function.name)
-    if (schema === undefined) return { call, verdict: this.unknown(call) }
-    const tooLarge = sizeProblem("arguments", call.function.arguments, this.limits)
-    if (tooLarge !== undefined) return { call, verdict: { ok: false, error: tooLarge } }
-    const fixed = repaired(call.function.arguments, this.limits)
-    if ("skipped" in fixed) {
-      const parsed = parseJson(call.function.arguments)
-      return { call, verdict: parsed.ok ? this.judge(call, schema, parsed) : { ok: false, error: `arguments ${parsed.error}; ${fixed.skipped}` } }
-    }
-    const next: ToolCall = { ...call, function: { ...call.function, arguments: fixed.text } }
-    return { call: next, verdict: this.judge(next, schema, parseJson(fixed.text)) }
+    const judge = this.judges.get(call.function.name)
+    if (judge === undefined) return { call, verdict: this.unknown(call) }
+    const { verdict, repaired } = judge.judge(call.function.arguments, true)
+    return { call: repaired === undefined ? call : { ...call, function: { ...call.function, arguments: repaired } }, verdict }
   }
+}
 
-  private unknown(call: ToolCall): Verdict {
-    return { ok: false, error: `calls ${JSON.stringify(call.function.name)}, which is not one of the request's tools (${this.names.map((n) => JSON.stringify(n)).join(", ") || "none"})` }
-  }
-
-  private judge(call: ToolCall, schema: CompiledSchema, parsed: Verdict): Verdict {
-    if (!parsed.ok) return { ok: false, error: `arguments ${parsed.error}` }
-    const valid = validateValue(schema, parsed.value, this.limits)
-    return valid.ok ? valid : { ok: false, error: `arguments do not match the schema of ${call.function.name}: ${valid.error}` }
-  }
+/** The judge of content under a json_object or json_schema response format; none for text. */
+export const contentJudge = (format: ResponseFormat | undefined, limits: ValidationLimits = defaultValidationLimits): Judge | undefined => {
+  if (format === undefined || format.type === "text") return undefined
+  return new Judge(format.type === "json_object" ? { kind: "json_object" } : { kind: "json_schema", name: format.json_schema.name, schema: format.json_schema.schema }, limits)
 }
 
 /** Checks content against a json_object or json_schema response format; text formats always pass. */
 export const makeContentCheck = (format: ResponseFormat | undefined, limits: ValidationLimits = defaultValidationLimits): ((content: string) => Verdict) | undefined => {
-  if (format === undefined || format.type === "text") return undefined
-  const parse = (content: string): Verdict => {
-    const tooLarge = sizeProblem("content", content, limits)
-    if (tooLarge !== undefined) return { ok: false, error: tooLarge }
-    const parsed = parseJson(content)
-    return parsed.ok ? parsed : { ok: false, error: `content ${parsed.error}` }
-  }
-  if (format.type === "json_object") {
-    return (content) => {
-      const parsed = parse(content)
-      if (!parsed.ok) return parsed
-      return Predicate.isObject(parsed.value)
-        ? parsed
-        : { ok: false, error: "content is JSON but not an object, as json_object requires" }
-    }
-  }
-  const schema = compileSafely(format.json_schema.schema ?? {})
-  return (content) => {
-    const parsed = parse(content)
-    if (!parsed.ok) return parsed
-    const valid = validateValue(schema, parsed.value, limits)
-    return valid.ok ? valid : { ok: false, error: `content does not match the schema ${JSON.stringify(format.json_schema.name)}: ${valid.error}` }
-  }
-}
-
-/**
- * Content repaired when it is not JSON and is small enough for jsonrepair;
- * `skipped` says why it was left as it is (undefined: it is JSON already).
- */
-export const repairJson = (text: string, limits: ValidationLimits = defaultValidationLimits): { readonly text: string } | { readonly skipped: string | undefined } => {
-  if (utf8BytesOver(text, limits.maxArgumentBytes) !== undefined || parseJson(text).ok) return { skipped: undefined }
-  return repaired(text, limits)
+  const judge = contentJudge(format, limits)
+  return judge === undefined ? undefined : (content) => judge.judge(content).verdict
 }

@@ -2,9 +2,10 @@
  * The bounds on chat validation: the schema comes from the client and the
  * arguments from a model the client can steer, so every dimension whose
  * cost grows with the input has a limit, each one a setting
- * (`chat.validation.*`) named in the refusal. Defaults keep each check
- * within a few milliseconds (test/bench/toolValidation.ts); the maximums
- * are what the config file may raise them to.
+ * (`chat.validation.*`) named in the refusal. Defaults keep each check on
+ * the answering thread within a few milliseconds
+ * (test/bench/toolValidation.ts); larger ones run as jobs with a deadline.
+ * The maximums are what the config file may raise them to.
  */
 
 export interface ValidationLimits {
@@ -18,6 +19,10 @@ export interface ValidationLimits {
   readonly maxSchemaDepth: number
   /** Items of an array checked against `uniqueItems`. */
   readonly maxUniqueItems: number
+  /** Bytes of arguments or content from which checking and repair run as a job, off the answering thread (when the server has job threads). */
+  readonly jobThresholdBytes: number
+  /** How long such a job may take before it is ended and the output judged invalid. */
+  readonly jobDeadlineMs: number
 }
 
 export const defaultValidationLimits: ValidationLimits = {
@@ -25,16 +30,21 @@ export const defaultValidationLimits: ValidationLimits = {
   maxRepairBytes: 8 * 1024,
   maxSchemaBytes: 128 * 1024,
   maxSchemaDepth: 64,
-  maxUniqueItems: 10_000
+  maxUniqueItems: 10_000,
+  jobThresholdBytes: 64 * 1024,
+  jobDeadlineMs: 5_000
 }
 
 /** The most each setting may be raised to (the config file's rule, and the arrival check's own bound). */
 export const maximumValidationLimits: ValidationLimits = {
   maxArgumentBytes: 4 * 1024 * 1024,
-  maxRepairBytes: 64 * 1024,
+  // Repair above the job threshold runs on a job thread, ended at its deadline.
+  maxRepairBytes: 1024 * 1024,
   maxSchemaBytes: 4 * 1024 * 1024,
   maxSchemaDepth: 512,
-  maxUniqueItems: 1_000_000
+  maxUniqueItems: 1_000_000,
+  jobThresholdBytes: 16 * 1024 * 1024,
+  jobDeadlineMs: 120_000
 }
 
 /** The setting's name as a refusal names it. */

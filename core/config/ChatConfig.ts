@@ -105,9 +105,9 @@ export const GroundingConfig = Schema.Struct({
 }).annotate({ message: "must be an object {contextSize?, maxResults?, fetchTopPages?, pageChars?, deadlineMs?, maxToolRounds?, serverTools?}" })
 export type GroundingConfig = typeof GroundingConfig.Type
 
-const limitRule = (limit: keyof ValidationLimits) => {
-  const rule = `must be an integer from 1 to ${maximumValidationLimits[limit]}`
-  return optionalKey(ruledNumber(rule, { integer: true, min: 1, max: maximumValidationLimits[limit] }))
+const limitRule = (limit: keyof ValidationLimits, min = 1) => {
+  const rule = `must be an integer from ${min} to ${maximumValidationLimits[limit]}`
+  return optionalKey(ruledNumber(rule, { integer: true, min, max: maximumValidationLimits[limit] }))
 }
 
 /**
@@ -122,8 +122,10 @@ export const ValidationConfig = Schema.Struct({
   maxRepairBytes: limitRule("maxRepairBytes"),
   maxSchemaBytes: limitRule("maxSchemaBytes"),
   maxSchemaDepth: limitRule("maxSchemaDepth"),
-  maxUniqueItems: limitRule("maxUniqueItems")
-}).annotate({ message: "must be an object {policy?, retries?, maxArgumentBytes?, maxRepairBytes?, maxSchemaBytes?, maxSchemaDepth?, maxUniqueItems?}" })
+  maxUniqueItems: limitRule("maxUniqueItems"),
+  jobThresholdBytes: limitRule("jobThresholdBytes"),
+  jobDeadlineMs: limitRule("jobDeadlineMs", 100)
+}).annotate({ message: "must be an object {policy?, retries?, maxArgumentBytes?, maxRepairBytes?, maxSchemaBytes?, maxSchemaDepth?, maxUniqueItems?, jobThresholdBytes?, jobDeadlineMs?}" })
 export type ValidationConfig = typeof ValidationConfig.Type
 
 export const ChatConfig = Schema.Struct({

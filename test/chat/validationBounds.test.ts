@@ -13,7 +13,7 @@ import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { validationPolicyOf } from "../../core/app/ChatStack.ts"
 import { boundedFormats } from "../../core/chat/SchemaFormats.ts"
-import { repairJson, requestSchemaProblem, ToolCatalog } from "../../core/chat/ToolValidation.ts"
+import { contentJudge, requestSchemaProblem, ToolCatalog } from "../../core/chat/ToolValidation.ts"
 import { defaultValidationLimits, jsonExtent, type ValidationLimits } from "../../core/chat/ValidationLimits.ts"
 import { ConfigFile } from "../../core/config/ConfigFile.ts"
 import { decoderFor } from "../../core/schema/Decode.ts"
@@ -172,13 +172,13 @@ describe("arguments and repair are bounded", () => {
     expect(verdict).toEqual({ ok: false, error: "arguments are 1211 bytes, more than the 1024 that are validated (chat.validation.maxArgumentBytes)" })
   })
 
-  it("JSON content over the bound likewise", () => {
-    const tools = new ToolCatalog(undefined)
-    expect(tools.names).toEqual([])
-    const fixed = repairJson("{\"a\": 1,", { ...defaultValidationLimits, maxRepairBytes: 4 })
-    expect(fixed).toEqual({ skipped: "not repaired: 8 bytes, more than the 4 that are repaired (chat.validation.maxRepairBytes)" })
-    expect(repairJson("{\"a\": 1,")).toEqual({ text: "{\"a\": 1}" })
-    expect(repairJson("{\"a\": 1}")).toEqual({ skipped: undefined })
+  it("JSON content likewise: over the size bound invalid, repaired only within the repair bound", () => {
+    const small = { ...defaultValidationLimits, maxArgumentBytes: 64, maxRepairBytes: 4 }
+    const judge = contentJudge({ type: "json_object" }, small)!
+    expect(judge.judge(`{"a": "${"x".repeat(80)}"}`).verdict).toEqual({ ok: false, error: "content is 89 bytes, more than the 64 that are validated (chat.validation.maxArgumentBytes)" })
+    expect(judge.judge("{\"a\": 1,", true).verdict).toMatchObject({ ok: false, error: expect.stringMatching(/^content is not valid JSON \(.*\); not repaired: 8 bytes, more than the 4 that are repaired \(chat\.validation\.maxRepairBytes\)$/) })
+    expect(contentJudge({ type: "json_object" })!.judge("{\"a\": 1,", true)).toEqual({ verdict: { ok: true, value: { a: 1 } }, repaired: "{\"a\": 1}" })
+    expect(contentJudge({ type: "json_object" })!.judge("[1]").verdict).toEqual({ ok: false, error: "content is JSON but not an object, as json_object requires" })
   })
 
   it("repair: broken arguments within maxRepairBytes are fixed; over it, left with the reason", () => {
@@ -238,7 +238,9 @@ describe("chat.validation in the config file", () => {
 
   const bad: ReadonlyArray<[unknown, string, RegExp]> = [
     [{ maxArgumentBytes: 0 }, "chat.validation.maxArgumentBytes", /integer from 1 to 4194304/],
-    [{ maxRepairBytes: 1_000_000 }, "chat.validation.maxRepairBytes", /integer from 1 to 65536/],
+    [{ maxRepairBytes: 2_000_000 }, "chat.validation.maxRepairBytes", /integer from 1 to 1048576/],
+    [{ jobThresholdBytes: 0 }, "chat.validation.jobThresholdBytes", /integer from 1 to 16777216/],
+    [{ jobDeadlineMs: 50 }, "chat.validation.jobDeadlineMs", /integer from 100 to 120000/],
     [{ maxSchemaBytes: 1.5 }, "chat.validation.maxSchemaBytes", /integer from 1 to 4194304/],
     [{ maxSchemaDepth: "64" }, "chat.validation.maxSchemaDepth", /integer from 1 to 512/],
     [{ maxUniqueItems: -1 }, "chat.validation.maxUniqueItems", /integer from 1 to 1000000/],

@@ -3,8 +3,9 @@
  * minutes, over loopback against the real server and a real model-server
  * stand-in: uniqueItems over 60,000 numbers, `format: "url"` on a
  * 40,000-character string under the retry policy, jsonrepair on 800 KB of
- * crafted arguments, and a client schema over the size bound. Each gets its
- * documented answer, and a steady stream of searches sent meanwhile all
+ * crafted arguments (refused by a bound, or repaired on a job thread and
+ * ended at its deadline), and a client schema over the size bound. Each gets
+ * its documented answer, and a steady stream of searches sent meanwhile all
  * succeed (each within a deadline, so a blocked event loop fails them).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -80,6 +81,7 @@ describe("hostile tool calls, answered while searches keep being answered", () =
   let defaults: RunningServer
   let raisedArguments: RunningServer
   let raisedUnique: RunningServer
+  let repairOnJobs: RunningServer
   beforeAll(async () => {
     upstream = await startMockUpstream({
       respond: (body) => {
@@ -95,6 +97,7 @@ describe("hostile tool calls, answered while searches keep being answered", () =
     defaults = await start({ policy: "retry", retries: 2 })
     raisedArguments = await start({ policy: "repair", maxArgumentBytes: 4 * 1024 * 1024 })
     raisedUnique = await start({ policy: "retry", retries: 0, maxArgumentBytes: 4 * 1024 * 1024, maxUniqueItems: 100_000 })
+    repairOnJobs = await start({ policy: "repair", maxArgumentBytes: 4 * 1024 * 1024, maxRepairBytes: 1024 * 1024, jobDeadlineMs: 1_000 })
   })
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.close()))
@@ -152,6 +155,13 @@ describe("hostile tool calls, answered while searches keep being answered", () =
     expect(outcome.status).toBe(502)
     expect(outcome.body.error.message).toContain("failed validation after repair")
     expect(outcome.body.error.message).toContain(`not repaired: ${hostileArguments.repair!.length} bytes, more than the 8192 that are repaired (chat.validation.maxRepairBytes)`)
+    expectSearchesAnswered(outcome)
+  })
+
+  it("800 KB of crafted arguments with repair allowed up to 1 MiB: repaired on a job thread, ended at jobDeadlineMs, 502 saying so", async () => {
+    const outcome = await underSearchLoad(repairOnJobs, () => ask(repairOnJobs, "repair"))
+    expect(outcome.status).toBe(502)
+    expect(outcome.body.error.message).toContain("the arguments were not checked within 1000 ms (chat.validation.jobDeadlineMs)")
     expectSearchesAnswered(outcome)
   })
 

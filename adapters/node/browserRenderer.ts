@@ -11,6 +11,7 @@ import { accessSync, constants } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { Effect, Layer, Semaphore } from "effect"
 import { type Browser, type BrowserContext, chromium, type Page, type Route } from "playwright-core"
+import { browserSettingsOf, type FetchConfig } from "../../core/config/FetchConfig.ts"
 import { PageRenderer, type RenderedPage, RenderFailure, type RenderRequest } from "../../core/ingest/crawl/PageRenderer.ts"
 import { browserExchange } from "./browserExchange.ts"
 import { type Resolver, systemResolver } from "./sources/crawl/AddressGuard.ts"
@@ -35,7 +36,7 @@ const MAX_REQUESTS_PER_PAGE = 300
 const PAGE_BYTES_FACTOR = 4
 const MAX_NAVIGATION_HOPS = 5
 /** Nothing in these is text a reader extracts; skipping them spares time and memory. */
-const SKIPPED_TYPES = new Set(["image", "media", "font", "eventsource", "ping", "manifest", "texttrack"])
+const SKIPPED_TYPES = new Set(["image", "media", "font", "stylesheet", "eventsource", "ping", "manifest", "texttrack"])
 const HTML_TYPES = /^\s*(?:text\/html|application\/xhtml\+xml)\s*(?:;|$)/i
 
 /** The flags the probe of this machine kind runs Chromium with: no background traffic, a closed network. */
@@ -319,6 +320,12 @@ const failureOf = (error: unknown, request: RenderRequest, browser: Browser | un
 }
 
 export const BrowserRenderer = {
+  /** The renderer the config file's `fetch` section asks for (fetch.chromiumPath, fetch.renderPages). */
+  layerConfig: (fetch: FetchConfig | undefined): Layer.Layer<PageRenderer> => {
+    const browser = browserSettingsOf(fetch)
+    return BrowserRenderer.layer({ executablePath: browser.chromiumPath, pages: browser.pages })
+  },
+
   /** The PageRenderer over Chromium at `executablePath`; the browser closes with the layer's scope. */
   layer: (options: BrowserRendererOptions): Layer.Layer<PageRenderer> =>
     Layer.effect(

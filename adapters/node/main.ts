@@ -29,6 +29,7 @@ import { defaultWarmUp } from "../../core/index/WarmUp.ts"
 import { FileLockError, KEYS_LOCK_WAIT_MS, withFileLock } from "./fileLock.ts"
 import type { GatedServer } from "./GatedServer.ts"
 import { startNodeServer } from "./nodeServer.ts"
+import { BrowserRenderer } from "./browserRenderer.ts"
 import { nodeEngineHooks, nodePlatform } from "./platform.ts"
 import { niceV8Workers } from "./processTuning.ts"
 import { loadSettings } from "./settings.ts"
@@ -162,7 +163,7 @@ const program = Effect.gen(function*() {
     // Warm-up queries before the port opens: the first users get a compiled query path (core/index/WarmUp.ts).
     search: searchChoiceOf(settings.search, settings.search.snapshot, defaultWarmUp.maxMs),
     hooks: nodeEngineHooks(settings)
-  }).pipe(Layer.provide(nodePlatform))
+  }).pipe(Layer.provide([nodePlatform, BrowserRenderer.layerConfig(settings.file.fetch)]))
   // Everything the handlers need is built before the port opens.
   const context = yield* Layer.build(services)
   const streamsEnd = makeStreamsEnd()

@@ -11,6 +11,7 @@ import { McpEndpoint } from "../../core/api/mcp/McpEndpoint.ts"
 import { serveMcpLines } from "../../core/api/mcp/McpStdio.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { searchChoiceOf } from "../../core/app/SearchBackend.ts"
+import { BrowserRenderer } from "./browserRenderer.ts"
 import { nodeEngineHooks, nodePlatform } from "./platform.ts"
 import { loadSettings } from "./settings.ts"
 
@@ -24,7 +25,7 @@ export const serveMcpStdio = Effect.gen(function*() {
     // No warm-up: a desktop host waits for initialize, and its first calls warm the query path.
     search: searchChoiceOf(settings.search, settings.search.snapshot, 0),
     hooks: nodeEngineHooks(settings)
-  }).pipe(Layer.provide(nodePlatform))
+  }).pipe(Layer.provide([nodePlatform, BrowserRenderer.layerConfig(settings.file.fetch)]))
   const context = yield* Layer.build(services)
   const endpoint = Context.get(context, McpEndpoint)
   const stdio = yield* Stdio.Stdio

@@ -4,18 +4,21 @@
  * AddressPolicy.ts: the Node fetcher checks the resolved address and connects to it), under
  * the size and time limits of the `fetch` config; the body read by ReadablePage as a job
  * (core/jobs/JobRunner.ts: off the answering thread, ended at the fetch's deadline, within
- * the page limits); answers kept in the PageCache with single-flight. Errors say which limit
+ * the page limits); then rendered in a browser when asked, or when auto finds an app shell
+ * (RenderStep.ts); answers kept in the PageCache with single-flight. Errors say which limit
  * or rule ended a fetch.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { FetchFailure, PageFetcher, type PageResponse } from "../ingest/crawl/PageFetcher.ts"
+import { PageRenderer } from "../ingest/crawl/PageRenderer.ts"
 import { formatBytes } from "../ingest/DocumentSource.ts"
 import { DEFAULT_PAGE_LIMITS, type PageLimit, type PageLimits } from "../ingest/PageLimits.ts"
 import { mediaKindOf, type ReadableFormat, type ReadOutcome, readPageJob } from "../ingest/ReadablePage.ts"
 import { type JobError, JobRunner } from "../jobs/JobRunner.ts"
-import { type FetchedPage, type FetchRequest, WebFetch, WebFetchError } from "../search/WebFetch.ts"
+import { type FetchedPage, type FetchRequest, type RenderMode, WebFetch, WebFetchError } from "../search/WebFetch.ts"
 import { type CachedPage, PageCache } from "../store/PageCache.ts"
 import { type IndexPage, pageIndexer } from "./PageIndexer.ts"
+import { renderStep } from "./RenderStep.ts"
 
 export const MAX_REDIRECTS = 5
 
@@ -36,6 +39,8 @@ export interface FetchSettings {
   readonly userAgent: string
   /** Bounds on a page's structure (nesting, elements, PDF streams and pages); DEFAULT_PAGE_LIMITS if absent. */
   readonly page?: PageLimits | undefined
+  /** How a page is read when the request does not say (RenderStep.ts); never when absent. */
+  readonly render?: RenderMode | undefined
 }
 
 /** Reading a body may take this long past the fetch's own deadline (a large PDF that arrived late). */
@@ -91,7 +96,10 @@ const make = Effect.gen(function*() {
   const fetcher = yield* PageFetcher
   const cache = yield* PageCache
   const jobs = yield* JobRunner
+  // The platform's browser, where it has one (the Node server).
+  const renderer = Option.getOrUndefined(yield* Effect.serviceOption(PageRenderer))
   return (settings: FetchSettings, indexPage?: IndexPage) => {
+    const rendering = renderStep(renderer, settings)
     const pageLimits = settings.page ?? DEFAULT_PAGE_LIMITS
 
     /** A job that did not finish, as webFetch's error. */
@@ -180,7 +188,7 @@ const make = Effect.gen(function*() {
     }
 
     /** Follows redirects itself, so that every hop goes through the address policy again. */
-    const fetchPage = (start: URL, format: ReadableFormat): Effect.Effect<CachedPage, WebFetchError> =>
+    const fetchPage = (start: URL, format: ReadableFormat, mode: RenderMode): Effect.Effect<CachedPage, WebFetchError> =>
       Effect.gen(function*() {
         const deadline = Date.now() + settings.timeoutMs
         let url = start.href
@@ -205,14 +213,8 @@ const make = Effect.gen(function*() {
           }
           const body = response
           const page = yield* readBody(body.body, body.contentType, url, format, deadline)
-          return {
-            url,
-            title: page.title,
-            content: page.content,
-            text: page.text,
-            date: page.date ?? httpDate(body.lastModified),
-            contentType: page.contentType
-          }
+          const read = { url, title: page.title, content: page.content, text: page.text, date: page.date ?? httpDate(body.lastModified), contentType: page.contentType }
+          return yield* rendering.after(mode, { url, body: body.body, contentType: body.contentType, page: read }, deadline, (html, type, at) => readBody(html, type, at, format, deadline))
         }
       }).pipe(
         // The exchanges and the read have their deadlines; this one bounds the whole.
@@ -227,7 +229,8 @@ const make = Effect.gen(function*() {
         const url = fetchableUrl(request.url)
         if (url instanceof WebFetchError) return yield* url
         const format = request.format ?? "markdown"
-        const { page, fromCache } = yield* cache.get(`${format} ${url.href}`, fetchPage(url, format), { fresh: request.fresh === true })
+        const mode = request.render ?? settings.render ?? "never"
+        const { page, fromCache } = yield* cache.get(`${format}${rendering.key(mode)} ${url.href}`, fetchPage(url, format, mode), { fresh: request.fresh === true })
         const index = indexPage !== undefined && (request.addToIndex ?? settings.addToIndex) ? yield* indexPage(page, request.caller) : undefined
         const content = request.maxChars === undefined || page.content.length <= request.maxChars
           ? page.content

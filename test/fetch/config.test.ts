@@ -84,7 +84,8 @@ describe("config: fetch", () => {
       cacheMaxEntries: 500,
       addToIndex: false,
       userAgent: "Periscope/0.1 (webFetch)",
-      page: { maxHtmlDepth: 512, maxHtmlElements: 100_000, maxPdfDecodedBytes: 64 * 1024 * 1024, maxPdfPages: 1000 }
+      page: { maxHtmlDepth: 512, maxHtmlElements: 100_000, maxPdfDecodedBytes: 64 * 1024 * 1024, maxPdfPages: 1000 },
+      render: "auto"
     })
     expect(fetchSettingsOf({ allowHosts: ["a.example"] }).allow).toEqual(["a.example"])
     expect(fetchSettingsOf({ allowHosts: ["a.example"], allowPrivateAddresses: true }).allow).toBe(true)

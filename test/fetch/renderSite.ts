@@ -6,8 +6,23 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
+import { NodeFileSystem } from "@effect/platform-node"
+import { Layer } from "effect"
+import { BrowserRenderer } from "../../adapters/node/browserRenderer.ts"
+import { nodeJobWorkersLayer } from "../../adapters/node/jobThreads.ts"
 import type { Resolver } from "../../adapters/node/sources/crawl/AddressGuard.ts"
 import { systemResolver } from "../../adapters/node/sources/crawl/AddressGuard.ts"
+import { NodePageFetcher } from "../../adapters/node/sources/crawl/NodePageFetcher.ts"
+import * as UndiciHttpClient from "../../adapters/node/undiciHttpClient.ts"
+import { appLayer } from "../../core/app/Application.ts"
+import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
+import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
+import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
+import { ScriptedChat, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
+import { browserSettingsOf, type FetchConfig } from "../../core/config/FetchConfig.ts"
+import { settingsOf } from "../../core/config/Settings.ts"
+import { serveInProcess } from "../support/servers.ts"
+import { FETCH_KEY, type FetchServer } from "./support.ts"
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"
 
@@ -48,6 +63,27 @@ export const APP_SCRIPT = `fetch("/api/article").then((r) => r.json()).then((a) 
   document.getElementById("root").appendChild(main)
   const done = document.createElement("span"); done.id = "built"; document.body.appendChild(done)
 })`
+
+/**
+ * Periscope over the Node platform with `fetch` as its config file's section, names resolved by
+ * the test resolver; with the Node renderer (as the server runs) unless `renderer` is false (as
+ * Deno and the embedded library run, with no browser).
+ */
+export const startRenderServer = (fetch: FetchConfig, options: { readonly renderer?: boolean } = {}): Promise<FetchServer> => {
+  const browser = browserSettingsOf(fetch)
+  const platform = Layer.mergeAll(
+    NodeFileSystem.layer,
+    UndiciHttpClient.layer,
+    NodePageFetcher.layer({ allow: false, resolve: testResolver }),
+    nodeJobWorkersLayer,
+    options.renderer === false ? Layer.empty : BrowserRenderer.layer({ executablePath: browser.chromiumPath, pages: browser.pages, resolve: testResolver })
+  )
+  const services = appLayer(settingsOf({ fetch }), recordsFromPlainKeys([FETCH_KEY], 1_000_000), {
+    search: { _tag: "Layer", layer: FixtureSearch.layer(sampleDocuments) },
+    chatModel: ScriptedChat.layer(unconfiguredChat)
+  }).pipe(Layer.provide(platform), Layer.orDie)
+  return serveInProcess(services)
+}
 
 /** A TCP listener that counts connections and answers none of them. */
 export interface StandIn {

@@ -13,10 +13,11 @@ import { searxngOptionsLayer } from "../api/searxng/SearxngOptions.ts"
 import { ServerOptions } from "../api/ServerOptions.ts"
 import { ApiKeys } from "../auth/ApiKeys.ts"
 import type { KeyRecord } from "../auth/KeyRecord.ts"
+import { AddedPagesLimits } from "../backends/AddedPages.ts"
 import { GuardedWebFetch } from "../backends/GuardedWebFetch.ts"
 import { OpenAiUpstream } from "../backends/openai/OpenAiUpstream.ts"
 import type { ChatModel } from "../chat/ChatModel.ts"
-import { fetchSettingsOf } from "../config/FetchConfig.ts"
+import { addedPagesLimitsOf, fetchSettingsOf } from "../config/FetchConfig.ts"
 import { jobLimitsOf } from "../config/JobsConfig.ts"
 import type { Settings, SettingsError } from "../config/Settings.ts"
 import type { PageFetcher } from "../ingest/crawl/PageFetcher.ts"
@@ -49,7 +50,9 @@ export const appLayer = (
   const cache = state.resultCache
   const indexStatus = IndexStatus.layer(options.search._tag === "Engine")
   // One cache instance (layers are shared by reference within a build): the engine clears what federation fills.
-  const search = searchLayer(options.search, options.hooks).pipe(Layer.provide([cache, indexStatus]))
+  const search = searchLayer(options.search, options.hooks).pipe(
+    Layer.provide([cache, indexStatus, Layer.succeed(AddedPagesLimits, addedPagesLimitsOf(settings.file.fetch))])
+  )
   const chat = settings.file.chat
   const model = meteredChatModel(options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide(OpenAiUpstream.layer)))
   const fetchSettings = fetchSettingsOf(settings.file.fetch)

@@ -7,6 +7,7 @@
  * far more to read than their size says.
  */
 import { Schema } from "effect"
+import { type AddedPagesLimits, DEFAULT_ADDED_PAGES_LIMITS } from "../backends/AddedPages.ts"
 import type { FetchSettings } from "../backends/GuardedWebFetch.ts"
 import { DEFAULT_PAGE_LIMITS } from "../ingest/PageLimits.ts"
 import type { RenderMode } from "../search/WebFetch.ts"
@@ -33,6 +34,12 @@ export const FetchConfig = Schema.Struct({
   cacheMaxEntries: optionalKey(ruledNumber("must be an integer from 0 to 1000000", { integer: true, min: 0, max: 1_000_000 })),
   /** Add every fetched page to the local index (a request's addToIndex wins). Default false. */
   addToIndex: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
+  /** Pages one key may add to the index in a minute. Default 30. */
+  addToIndexPerMinute: optionalKey(ruledNumber("must be an integer from 1 to 100000", { integer: true, min: 1, max: 100_000 })),
+  /** Pages added to the index since its snapshot, at most, until an index run takes them in. Default 1000. */
+  addedPagesMax: optionalKey(ruledNumber("must be an integer from 1 to 100000", { integer: true, min: 1, max: 100_000 })),
+  /** Their titles and texts together, in bytes. Default 16777216 (16 MiB). */
+  addedBytesMax: optionalKey(ruledNumber("must be an integer from 65536 to 1073741824", { integer: true, min: 65_536, max: 1_073_741_824 })),
   /** The User-Agent header sent. */
   userAgent: optionalKey(ruledString("must be a non-empty string of at most 256 characters").check(
     Schema.isMinLength(1, { message: "must be a non-empty string of at most 256 characters" }),
@@ -54,7 +61,7 @@ export const FetchConfig = Schema.Struct({
   maxPdfPages: optionalKey(ruledNumber("must be an integer from 1 to 1000000", { integer: true, min: 1, max: 1_000_000 }))
 }).annotate({
   message: "must be an object {allowPrivateAddresses?, allowHosts?, timeoutMs?, maxBytes?, cacheTtlSeconds?, cacheMaxEntries?, addToIndex?, " +
-    "userAgent?, render?, renderPages?, chromiumPath?, maxHtmlDepth?, maxHtmlElements?, maxPdfDecodedBytes?, maxPdfPages?}"
+    "addToIndexPerMinute?, addedPagesMax?, addedBytesMax?, userAgent?, render?, renderPages?, chromiumPath?, maxHtmlDepth?, maxHtmlElements?, maxPdfDecodedBytes?, maxPdfPages?}"
 })
 export type FetchConfig = typeof FetchConfig.Type
 
@@ -76,6 +83,13 @@ export const browserSettingsOf = (config: FetchConfig | undefined): BrowserSetti
   pages: config?.renderPages ?? 2
 })
 
+/** The bounds of pages added to the index (webFetch's addToIndex): the file's values over the defaults. */
+export const addedPagesLimitsOf = (config: FetchConfig | undefined): AddedPagesLimits => ({
+  perKeyPerMinute: config?.addToIndexPerMinute ?? DEFAULT_ADDED_PAGES_LIMITS.perKeyPerMinute,
+  maxPages: config?.addedPagesMax ?? DEFAULT_ADDED_PAGES_LIMITS.maxPages,
+  maxBytes: config?.addedBytesMax ?? DEFAULT_ADDED_PAGES_LIMITS.maxBytes
+})
+
 /** The settings webFetch runs with: the file's values over the defaults. */
 export const fetchSettingsOf = (config: FetchConfig | undefined): FetchSettings => ({
   allow: config?.allowPrivateAddresses === true ? true : (config?.allowHosts ?? false),
@@ -90,6 +104,5 @@ export const fetchSettingsOf = (config: FetchConfig | undefined): FetchSettings 
     maxHtmlElements: config?.maxHtmlElements ?? DEFAULT_PAGE_LIMITS.maxHtmlElements,
     maxPdfDecodedBytes: config?.maxPdfDecodedBytes ?? DEFAULT_PAGE_LIMITS.maxPdfDecodedBytes,
     maxPdfPages: config?.maxPdfPages ?? DEFAULT_PAGE_LIMITS.maxPdfPages
-  },
-  render: renderModeOf(config)
+  }
 })

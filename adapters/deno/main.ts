@@ -20,6 +20,8 @@ import { setupKeys } from "../../core/app/KeySetup.ts"
 import { searchChoiceOf } from "../../core/app/SearchBackend.ts"
 import { loadSettings } from "../../core/config/Settings.ts"
 import { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
+import { JobWorkers } from "../../core/jobs/JobRunner.ts"
+import { denoJobWorkers } from "./denoJobWorkers.ts"
 
 /** Deno's file reads as Effect's FileSystem: all the application reads is config, keys and snapshot files. */
 const denoError = (method: string, path: string) => (cause: unknown) =>
@@ -37,8 +39,9 @@ const denoFileSystem = FileSystem.layerNoop({
   exists: (path) => Effect.promise(() => Deno.stat(path).then(() => true, () => false))
 })
 
-// webFetch on fetch: private addresses refused by name and literal (PageFetcher.layerFetch says what that misses).
-const platform = Layer.mergeAll(denoFileSystem, FetchHttpClient.layer, PageFetcher.layerFetch())
+// webFetch on fetch: private addresses refused by name and literal (PageFetcher.layerFetch says what that misses);
+// pages read on Web Workers where the runtime has them (denoJobWorkers.ts).
+const platform = Layer.mergeAll(denoFileSystem, FetchHttpClient.layer, PageFetcher.layerFetch(), Layer.succeed(JobWorkers, denoJobWorkers))
 
 const startup = Effect.gen(function*() {
   const settings = yield* loadSettings

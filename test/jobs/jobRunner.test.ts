@@ -8,8 +8,8 @@
  */
 import { Effect, Exit, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { nodeJobWorkers } from "../../adapters/node/jobThreads.ts"
-import { type JobError, type JobLimits, JobRunner, type JobRunnerShape } from "../../core/jobs/JobRunner.ts"
+import { nodeJobWorkers, nodeWorkerPool } from "../../adapters/node/jobThreads.ts"
+import { type JobError, type JobLimits, JobRunner, type JobRunnerShape, pooledRunner } from "../../core/jobs/JobRunner.ts"
 import { echoJob, exitJob, growJob, spinJob, threadJob, throwJob } from "./testJobs.ts"
 
 const limits = (overrides: Partial<JobLimits> = {}): JobLimits => ({ workers: 1, memoryMb: 128, queue: 4, deadlineMs: 30_000, ...overrides })
@@ -44,6 +44,25 @@ describe("job runner on worker threads", () => {
     // Answered at the deadline, not when the minute of work would have ended.
     expect(result.waited).toBeLessThan(10_000)
     expect(result.after).not.toBe(result.before)
+  })
+
+  it("ends the thread itself at the deadline: it exits, its work does not go on", async () => {
+    const exits: Array<number> = []
+    const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const pool = yield* nodeWorkerPool({
+        name: "test-jobs",
+        size: 1,
+        onWorker: (worker) => void worker.on("exit", () => exits.push(Date.now()))
+      })
+      const runner = pooledRunner(pool, limits())
+      const error = yield* failureOf(runner.run(spinJob, { ms: 60_000 }, { deadlineMs: 300 }))
+      const answeredAt = Date.now()
+      while (exits.length === 0) yield* Effect.sleep(20)
+      return { error, answeredAt }
+    })))
+    expect(result.error.reason).toBe("timeout")
+    // The spinning thread is gone within moments of the answer, not a minute later.
+    expect(exits[0]! - result.answeredAt).toBeLessThan(5000)
   })
 
   it("counts the deadline from the call: a job still waiting for a thread times out in the queue", async () => {

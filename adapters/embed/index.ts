@@ -10,7 +10,7 @@ import { FetchHttpClient } from "effect/http"
 import { Cause, Duration, Effect, Exit, FileSystem, Layer, ManagedRuntime, Result, Schema, Stream } from "effect"
 import { ApiError, statusOf, toChatErrorBody, toSearchErrorBody } from "../../core/api/ApiError.ts"
 import { chatRequestOf, completeChat, decodeChatRequest, streamChat } from "../../core/api/ChatHandlers.ts"
-import { decodeSearchRequest } from "../../core/api/SearchHandlers.ts"
+import { decodeImageSearchRequest, decodeSearchRequest } from "../../core/api/SearchHandlers.ts"
 import { fromFederationError, internalError } from "../../core/api/DomainErrors.ts"
 import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
 import type { SearchBody } from "../../core/api/SearchWire.ts"
@@ -33,6 +33,7 @@ import { ChatModel } from "../../core/chat/ChatModel.ts"
 import type { ChatCompletionRequest as ChatCompletionRequestSchema } from "../../core/chat/ChatRequest.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { PageFetcher } from "../../core/ingest/crawl/PageFetcher.ts"
+import { JobRunner, JobWorkers } from "../../core/jobs/JobRunner.ts"
 import { ImageSearch } from "../../core/search/ImageSearch.ts"
 import type { SearchQuery } from "../../core/search/SearchQuery.ts"
 import type { ImageResult, WebSearchData } from "../../core/search/SearchResult.ts"
@@ -100,7 +101,11 @@ export type ChatCompletionRequest = typeof ChatCompletionRequestSchema.Encoded
 export type { ChatCompletionChunk, ChatCompletionResponse, ImageResult, WebSearchData }
 
 export interface Periscope {
-  /** Keywords in, ranked pages out; the search options of the HTTP endpoint (freshness, sources, ...) apply too. */
+  /**
+   * Keywords in, ranked pages out; the search options of the HTTP endpoint (freshness, domains, sources, ...)
+   * apply too. With `content` (highlights, markdown or text) each result also carries the page's `content`
+   * (its snippet when the page could not be read).
+   */
   webSearch(request: SearchRequest): Promise<WebSearchData>
   imageSearch(request: SearchRequest): Promise<ReadonlyArray<ImageResult>>
   /** A whole completion; `stream` in the request is ignored. Input is checked as the endpoint checks it. */
@@ -126,8 +131,12 @@ const searchChoiceOf = (search: PeriscopeOptions["search"]): SearchChoice => {
   return { _tag: "Fixture", documents: search.documents }
 }
 
-/** In-process there are no files to read: the caller hands over bytes and documents. */
-const embedPlatform = Layer.mergeAll(FileSystem.layerNoop({}), FetchHttpClient.layer, PageFetcher.layerFetch())
+/**
+ * In-process there are no files to read: the caller hands over bytes and documents. Nor threads
+ * of our own: heavy jobs (reading pages, large validations) run on the caller's thread
+ * (docs/embedding.md says what that leaves out).
+ */
+const embedPlatform = Layer.mergeAll(FileSystem.layerNoop({}), FetchHttpClient.layer, PageFetcher.layerFetch(), Layer.succeed(JobWorkers, JobRunner.sameThread))
 
 
 const run = <A>(runtime: ManagedRuntime.ManagedRuntime<AppServices, never>, effect: Effect.Effect<A, ApiError, AppServices>): Promise<A> =>
@@ -165,8 +174,11 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
   const runtime = ManagedRuntime.make(services, { memoMap })
   const web = makeWebHandler(services, { memoMap })
 
-  const search = <A>(input: unknown, f: (q: SearchQuery) => Effect.Effect<A, ApiError, AppServices>) =>
-    run(runtime, Effect.flatMap(decoded(decodeSearchRequest(input)), f))
+  const search = <A>(
+    decode: (input: unknown) => Result.Result<SearchQuery, ApiError>,
+    input: unknown,
+    f: (q: SearchQuery) => Effect.Effect<A, ApiError, AppServices>
+  ) => run(runtime, Effect.flatMap(decoded(decode(input)), f))
 
   const decodeChatInput = (input: unknown) =>
     Effect.gen(function*() {
@@ -177,8 +189,8 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
 
   return {
     apiKey: keys.generatedKey,
-    webSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(FederatedSearch), (s) => Effect.mapError(Effect.map(s.web(q), (a) => a.data), fromFederationError))),
-    imageSearch: (input) => search(input, (q) => Effect.flatMap(Effect.service(FederatedSearch), (s) => Effect.mapError(Effect.map(s.images(q), (a) => a.data), fromFederationError))),
+    webSearch: (input) => search(decodeSearchRequest, input, (q) => Effect.flatMap(Effect.service(FederatedSearch), (s) => Effect.mapError(Effect.map(s.web(q), (a) => a.data), fromFederationError))),
+    imageSearch: (input) => search(decodeImageSearchRequest, input, (q) => Effect.flatMap(Effect.service(FederatedSearch), (s) => Effect.mapError(Effect.map(s.images(q), (a) => a.data), fromFederationError))),
     chat: (input) =>
       run(runtime, Effect.gen(function*() {
         const { chat, request } = yield* decodeChatInput(input)

@@ -24,6 +24,7 @@ import { placeReach, snippetPlaces } from "./SnippetPlaces.ts"
 import type { StoredFields } from "./StoredFields.ts"
 import { termsInField } from "./TermPresence.ts"
 import { reversedHost } from "./UrlNormalizer.ts"
+import type { PassageVectors } from "./Vectors.ts"
 
 /** Stored page fields, in record order. */
 export const PageField = { Url: 0, Title: 1, Text: 2, Date: 3, Lang: 4 } as const
@@ -54,6 +55,8 @@ export interface SearchIndexParts {
   readonly imageCluster: Int32Array
   /** Width and height of each image; -1 when unknown. */
   readonly imageSize: Int32Array
+  /** The passages' embedding vectors (hybrid retrieval, HybridRank.ts); none in a snapshot built without an embedding server. */
+  readonly vectors?: PassageVectors | undefined
 }
 
 /** One ranked page, for benchmarks and tools that need ids and scores rather than hits. */

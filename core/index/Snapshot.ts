@@ -32,6 +32,7 @@ import type { ResolvedEngineOptions } from "./EngineOptions.ts"
 import { type FieldSpec, InvertedIndex, type InvertedIndexArrays, type InvertedIndexMeta, runsPerBlock } from "./InvertedIndex.ts"
 import { SearchIndex, type SearchIndexParts } from "./SearchIndex.ts"
 import { type ByteRanges, StoredFields } from "./StoredFields.ts"
+import { readVectors, type SectionReader, vectorSections, type VectorsMeta } from "./Vectors.ts"
 import { jsXxHash32, xxhash32, type XxHash32Maker, type XxHash32Stream } from "./XxHash32.ts"
 
 export const snapshotMagic = "PSCPIDX\0"
@@ -95,6 +96,8 @@ interface SnapshotMeta {
   readonly images: InvertedMeta
   readonly widths: { readonly pages: number; readonly hosts: number; readonly imageFields: number }
   readonly sections: ReadonlyArray<SectionEntry>
+  /** The passages' vectors (`vectors.*` sections), when the snapshot was built with an embedding server. */
+  readonly vectors?: VectorsMeta
 }
 
 const invertedArrayNames: ReadonlyArray<keyof InvertedIndexArrays> = [
@@ -117,6 +120,7 @@ const sectionsOf = (parts: SearchIndexParts): Array<[string, Typed]> => {
     ["imagePage", parts.imagePage], ["imageCluster", parts.imageCluster], ["imageSize", parts.imageSize],
     ["pages.textPositions", parts.textPositions]
   )
+  if (parts.vectors !== undefined) out.push(...vectorSections(parts.vectors))
   return out
 }
 
@@ -153,7 +157,8 @@ export const encodeSnapshot = (index: SearchIndex): Uint8Array => {
       web: invertedMeta(parts.web),
       images: invertedMeta(parts.images),
       widths: { pages: parts.pages.width, hosts: parts.hosts.width, imageFields: parts.imageFields.width },
-      sections: entries
+      sections: entries,
+      ...(parts.vectors === undefined ? {} : { vectors: parts.vectors.meta })
     }
     const json = new TextEncoder().encode(JSON.stringify(meta))
     if (json.length <= reserved) {
@@ -449,7 +454,8 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): Se
     imagePage: get("imagePage", "i32", imageCount),
     imageCluster: get("imageCluster", "i32", imageCount),
     imageSize: get("imageSize", "i32", imageCount * 2),
-    textPositions: sections.has("pages.textPositions") ? textPositions(get("pages.textPositions", "i32"), pages) : new Int32Array(0)
+    textPositions: sections.has("pages.textPositions") ? textPositions(get("pages.textPositions", "i32"), pages) : new Int32Array(0),
+    ...(meta.vectors === undefined ? {} : { vectors: readVectors(meta.vectors, get as SectionReader, (message) => fail("malformed", message)) })
   }
 }
 

@@ -1,22 +1,9 @@
 /**
- * How the server's process runs V8, set by its entry point (main.ts) before it builds anything:
- * what a request leaves behind dies young, and V8's background threads yield the CPU to the
- * threads that answer requests. docs/performance.md, V8 tuned for short-lived requests.
+ * How the server's process runs V8, set by its entry point (main.ts): V8's background threads
+ * yield the CPU to the threads that answer requests.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { setPriority } from "node:os"
-import { setFlagsFromString } from "node:v8"
-
-/**
- * Turns off V8's allocation-site pretenuring. When objects of an allocation site survive young
- * collections for a while (a stream in flight, a build), V8 makes that site's later objects in the
- * old generation; a request's objects born there keep every young object they reference through
- * each young collection, to be promoted and left until a full one. The chat gateway's streams
- * promoted either about 14 or about 40 KB each, run to run, as V8 decided; without pretenuring,
- * 14 KB every time (test/bench/gcPromotion.ts). The server's objects that do live long are typed
- * arrays and buffers, whose contents are not on V8's heap.
- */
-export const turnOffPretenuring = (): void => setFlagsFromString("--no-allocation-site-pretenuring")
 
 /** The thread name V8's platform gives its worker threads (Node's NodePlatform pool). */
 const V8_WORKER = "V8Worker"

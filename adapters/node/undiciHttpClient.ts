@@ -151,8 +151,6 @@ class Exchange implements Dispatcher.DispatchHandler {
 /** Waits until the exchange has news for a reader (a chunk, the end or a failure). */
 const news = (exchange: Exchange): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
-    // Through a local: V8 allocates a function literal written straight to a property in the old
-    // generation, where it keeps this request's objects alive through every young collection.
     const wake = () => resume(Effect.void)
     exchange.wake = wake
     return Effect.sync(() => {
@@ -303,7 +301,6 @@ const send = (dispatcher: Dispatcher, request: HttpClientRequest.HttpClientReque
       const exchange = new Exchange()
       const transportError = (cause: unknown) =>
         Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.TransportError({ request, cause }) }))
-      // Through a local, as in `news`: a function literal written to a property is made in the old generation.
       const onHead = (error: Error | undefined) =>
         resume(error === undefined ? Effect.succeed(new UndiciResponse(request, exchange, url.href.split("#")[0]!)) : transportError(error))
       exchange.onHead = onHead

@@ -75,7 +75,6 @@ export class EventHandoff<A> {
       return Effect.void
     }
     return Effect.callback<void>((resume) => {
-      // Through a local: a function literal written to a property is made in the old generation (DEVELOPERS.md).
       const giver = () => {
         this.pending = array
         resume(Effect.void)

@@ -62,7 +62,6 @@ export class InvertedIndexBuilder {
     this.lengths = fields.map(() => new IntWriter(1 << 12))
     this.localTf = new Int32Array(this.localTerms.length * fields.length)
     this.fieldPositions = new Int32Array(fields.length)
-    // Through a local: a function literal written straight to a property is made in V8's old generation (test/architecture/closureStores.test.ts).
     const sink = (term: string, position: number, _start: number, _end: number, kind: number) => {
       this.addToken(this.termId(term), position, kind)
     }

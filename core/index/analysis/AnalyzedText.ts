@@ -32,7 +32,6 @@ export class TokenRecorder {
 
   constructor(analyzer: Analyzer) {
     this.analyzer = analyzer
-    // Through a local: a function literal written straight to a property is made in V8's old generation.
     const sink = (term: string, position: number, _start: number, _end: number, kind: number) => {
       let t = this.index.get(term)
       if (t === undefined) {

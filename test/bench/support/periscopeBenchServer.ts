@@ -6,8 +6,6 @@
  * process. Usage: node periscopeBenchServer.ts <port> <key> [full]
  * ("full": every route through the full stack, the lane off).
  */
-// First, as in adapters/node/main.ts: V8 tuned before any other module is evaluated.
-import "../../../adapters/node/earlyTuning.ts"
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { startNodeServer } from "../../../adapters/node/nodeServer.ts"

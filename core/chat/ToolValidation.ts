@@ -14,7 +14,7 @@ import { jsonrepair } from "jsonrepair"
 import type { ResponseFormat, ToolCall, ToolDefinition } from "./ChatRequest.ts"
 import { checkJsonSchema, describeSchemaProblem, draftOf, withLinearRegExp } from "./JsonSchemaCheck.ts"
 import { boundedFormatsOf, withBoundedFormats } from "./SchemaFormats.ts"
-import { eachSubschema, UniqueItemsGuard } from "./UniqueItems.ts"
+import { eachSubschema, PAIRWISE_TEXT, UniqueItemsGuard } from "./UniqueItems.ts"
 import { defaultValidationLimits, jsonExtent, limitSetting, maximumValidationLimits, utf8BytesOver, type ValidationLimits } from "./ValidationLimits.ts"
 
 export type Verdict =
@@ -63,11 +63,14 @@ class CompiledSchema {
     return validate(value, schema as never, this.draft, lookup, false)
   }
 
-  validate(value: unknown, limits: ValidationLimits): Verdict {
+  /** `textLength`: the characters of the JSON text the value was parsed from, which bound its arrays. */
+  validate(value: unknown, limits: ValidationLimits, textLength: number): Verdict {
     const unique = this.unique
     let valid: boolean
     let errors: ReadonlyArray<OutputUnit>
-    if (unique === undefined) ({ valid, errors } = this.run(value, this.schema, this.lookup))
+    if (unique === undefined || (textLength <= PAIRWISE_TEXT && limits.maxUniqueItems >= PAIRWISE_TEXT / 2)) {
+      ;({ valid, errors } = this.run(value, this.schema, this.lookup))
+    }
     else {
       const outcome = unique.guard.check(value, limits.maxUniqueItems, limitSetting("maxUniqueItems"))
       if (outcome.kind === "refused") return { ok: false, error: outcome.error }
@@ -177,9 +180,9 @@ const parseJson = (text: string): Verdict => {
   }
 }
 
-const validateValue = (schema: CompiledSchema, value: unknown, limits: ValidationLimits): Verdict => {
+const validateValue = (schema: CompiledSchema, value: unknown, limits: ValidationLimits, textLength: number): Verdict => {
   try {
-    const run = () => schema.validate(value, limits)
+    const run = () => schema.validate(value, limits, textLength)
     const bounded = schema.formats.length === 0 ? run : () => withBoundedFormats(schema.formats, run)
     return schema.patterns ? withLinearRegExp(bounded) : bounded()
   } catch (e) {
@@ -250,16 +253,16 @@ export class Judge {
   judge(text: string, repair = false): Judgement {
     const tooLarge = sizeProblem(this.what, text, this.limits)
     if (tooLarge !== undefined) return { verdict: { ok: false, error: tooLarge } }
-    if (!repair) return { verdict: this.verdictOf(parseJson(text)) }
+    if (!repair) return { verdict: this.verdictOf(parseJson(text), text.length) }
     const fixed = repaired(text, this.limits)
     if ("skipped" in fixed) {
       const parsed = parseJson(text)
-      return { verdict: parsed.ok ? this.verdictOf(parsed) : { ok: false, error: `${this.what} ${parsed.error}; ${fixed.skipped}` } }
+      return { verdict: parsed.ok ? this.verdictOf(parsed, text.length) : { ok: false, error: `${this.what} ${parsed.error}; ${fixed.skipped}` } }
     }
-    return { verdict: this.verdictOf(parseJson(fixed.text)), repaired: fixed.text }
+    return { verdict: this.verdictOf(parseJson(fixed.text), fixed.text.length), repaired: fixed.text }
   }
 
-  private verdictOf(parsed: Verdict): Verdict {
+  private verdictOf(parsed: Verdict, textLength: number): Verdict {
     if (!parsed.ok) return { ok: false, error: `${this.what} ${parsed.error}` }
     const target = this.target
     if (target.kind === "json_object") {
@@ -267,7 +270,7 @@ export class Judge {
         ? parsed
         : { ok: false, error: "content is JSON but not an object, as json_object requires" }
     }
-    const valid = validateValue(this.schema!, parsed.value, this.limits)
+    const valid = validateValue(this.schema!, parsed.value, this.limits, textLength)
     if (valid.ok) return valid
     return {
       ok: false,

@@ -16,6 +16,13 @@ import { compileLinear } from "./JsonSchemaCheck.ts"
 /** Item comparisons the library's pairwise check may make (an array's length times its size). */
 const PAIRWISE_BUDGET = 4_000_000
 
+/**
+ * JSON text this short (in characters) holds too few items for the library's pairwise check to
+ * cost more than the pass does (a few hundred at most): such values skip the pass
+ * (test/bench/toolValidation.ts, the agent call).
+ */
+export const PAIRWISE_TEXT = 1024
+
 type Node = Record<string, unknown>
 type Lookup = Record<string, unknown>
 

@@ -10,14 +10,19 @@
  * Normal calls: microseconds per check, the two paths' rounds alternated
  * (the fastest round, and the median). Hostile calls: the new path's fastest
  * round; the old path once, in a worker thread that is stopped after
- * --cap-seconds (printed as "> N s").
+ * --cap-seconds (printed as "> N s"). Last, what the hop to a job thread
+ * costs (texts past chat.validation.jobThresholdBytes take it): the same
+ * check here and through the job runner on one worker thread, one at a time.
  */
 import { parseArgs } from "node:util"
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads"
 import { Validator } from "@cfworker/json-schema"
+import { Effect } from "effect"
 import { jsonrepair } from "jsonrepair"
+import { nodeJobWorkers } from "../../adapters/node/jobThreads.ts"
 import { withLinearRegExp } from "../../core/chat/JsonSchemaCheck.ts"
-import { makeContentCheck, ToolCatalog } from "../../core/chat/ToolValidation.ts"
+import { Judge, makeContentCheck, ToolCatalog } from "../../core/chat/ToolValidation.ts"
+import { judgeJob } from "../../core/chat/ValidationJobs.ts"
 import { defaultValidationLimits, maximumValidationLimits, type ValidationLimits } from "../../core/chat/ValidationLimits.ts"
 import { alignedTable } from "./support/alignedTable.ts"
 import { median } from "./support/stats.ts"
@@ -216,4 +221,31 @@ if (!isMainThread) {
     hostileRows.push([c.name, oldMs === undefined ? `> ${capSeconds} s` : micros(oldMs * 1000), micros(nowUs), verdict ? "valid" : "invalid"])
   }
   console.log(`\n${alignedTable(["hostile", "before µs", "after µs", "verdict after"], hostileRows, { rule: true })}`)
+
+  // The hop: structured clone of the text and the schema both ways, and the schema compiled on the thread.
+  const hopCases: ReadonlyArray<Case> = [
+    { name: `64 KB: ${Math.round(recordsArgs.length / 1024)} KB of records and ids`, schema: records, args: recordsArgs, kind: "check" },
+    { name: "350 KB: 60,000 unique numbers (bounds raised)", schema: uniqueSchema, args: numbers, kind: "check", limits: raised }
+  ]
+  const hopRows = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const runner = yield* nodeJobWorkers.start({ workers: 1, memoryMb: 512, queue: 4, deadlineMs: 60_000 })
+    const rows: Array<Array<string>> = []
+    for (const c of hopCases) {
+      const limits = c.limits ?? defaultValidationLimits
+      const judge = new Judge({ kind: "tool", name: "f", schema: c.schema }, limits)
+      const here = perCall(() => judge.judge(c.args).verdict.ok)
+      const input = { target: judge.target, text: c.args, limits, repair: false }
+      yield* runner.run(judgeJob, input)
+      const samples: Array<number> = []
+      for (let r = 0; r < rounds; r++) {
+        const started = performance.now()
+        yield* runner.run(judgeJob, input)
+        samples.push((performance.now() - started) * 1000)
+      }
+      const thread = Math.min(...samples)
+      rows.push([c.name, micros(here), micros(thread), micros(thread - here)])
+    }
+    return rows
+  })))
+  console.log(`\n${alignedTable(["on a job thread", "here µs", "job µs", "hop µs"], hopRows, { rule: true })}`)
 }

@@ -125,7 +125,7 @@ export const buildPassageVectors = (input: VectorInput): PassageVectors => {
       spans: input.spans,
       hashes: input.hashes,
       centroids: new Float32Array(0),
-      offsets: Uint32Array.of(0)
+      offsets: Uint32Array.of(count)
     })
   }
   const centroids = kmeans(input, count, partitions)

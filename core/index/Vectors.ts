@@ -40,7 +40,7 @@ export interface PassageVectorsArrays {
   readonly hashes: Uint32Array
   /** partitions * dimensions: each partition's centre. */
   readonly centroids: Float32Array
-  /** partitions + 1 offsets: partition p holds scan slots offsets[p] .. offsets[p + 1]. */
+  /** partitions + 1 offsets: partition p holds scan slots offsets[p] .. offsets[p + 1] (without partitions: the count alone). */
   readonly offsets: Uint32Array
 }
 

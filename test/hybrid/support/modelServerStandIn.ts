@@ -51,6 +51,8 @@ export interface ModelServerStandIn {
   readonly baseUrl: string
   readonly behaviour: StandInBehaviour
   readonly requests: Array<RecordedRequest>
+  /** The most requests it was answering at once. */
+  readonly maxInFlight: () => number
   /** Inputs the embeddings route was sent, over all requests. */
   readonly embeddedTexts: () => Array<string>
   readonly close: () => Promise<void>
@@ -105,7 +107,12 @@ export const startModelServerStandIn = async (options: Partial<StandInBehaviour>
     ...options
   }
   const requests: Array<RecordedRequest> = []
+  let inFlight = 0
+  let maxInFlight = 0
   const server: Server = createServer(async (request, response) => {
+    inFlight++
+    maxInFlight = Math.max(maxInFlight, inFlight)
+    response.on("close", () => inFlight--)
     const text = await readBody(request)
     if (behaviour.down) {
       request.socket.destroy()
@@ -183,6 +190,7 @@ export const startModelServerStandIn = async (options: Partial<StandInBehaviour>
     baseUrl: `${url}/v1`,
     behaviour,
     requests,
+    maxInFlight: () => maxInFlight,
     embeddedTexts: () => requests.filter((r) => r.path === "/v1/embeddings").flatMap((r) => (Array.isArray(r.body.input) ? r.body.input.map(String) : [String(r.body.input)])),
     close: () =>
       new Promise<void>((resolve) => {

@@ -23,6 +23,7 @@ import type { Settings, SettingsError } from "../config/Settings.ts"
 import type { PageFetcher } from "../ingest/crawl/PageFetcher.ts"
 import { JobRunner } from "../jobs/JobRunner.ts"
 import { chatGatewayLayer, chatModelLayer } from "./ChatStack.ts"
+import { modelServersOf, withHybridSearch } from "./EmbeddingStack.ts"
 import { IndexStatus } from "./IndexStatus.ts"
 import { meteredChatModel, tracedApiKeys, tracedSearch } from "./Instrumented.ts"
 import { observabilityLayer } from "./Observability.ts"
@@ -50,9 +51,11 @@ export const appLayer = (
   const cache = state.resultCache
   const indexStatus = IndexStatus.layer(options.search._tag === "Engine")
   // One cache instance (layers are shared by reference within a build): the engine clears what federation fills.
-  const search = searchLayer(options.search, options.hooks).pipe(
+  // The embedding server and reranker of search.embeddings / search.reranker, when configured: hybrid search and /v1/embeddings, /v1/rerank.
+  const modelServers = modelServersOf(settings.file.search)
+  const search = withHybridSearch(searchLayer(options.search, options.hooks).pipe(
     Layer.provide([cache, indexStatus, Layer.succeed(AddedPagesLimits, addedPagesLimitsOf(settings.file.fetch))])
-  )
+  ), settings.file.search, modelServers)
   const chat = settings.file.chat
   const model = meteredChatModel(options.chatModel ?? chatModelLayer(chat).pipe(Layer.provide(OpenAiUpstream.layer)))
   const fetchSettings = fetchSettingsOf(settings.file.fetch)
@@ -81,6 +84,7 @@ export const appLayer = (
     observabilityLayer(settings).pipe(Layer.provide([state.sharedStore, indexStatus])),
     Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) }),
     // /searxng/search without a key from a private network: off unless the config file opens it (a warning at start).
-    searxngOptionsLayer({ openOnPrivateNetwork: settings.file.searxng?.openOnPrivateNetwork ?? false, openRequestsPerMinute: settings.rateLimitPerMinute })
+    searxngOptionsLayer({ openOnPrivateNetwork: settings.file.searxng?.openOnPrivateNetwork ?? false, openRequestsPerMinute: settings.rateLimitPerMinute }),
+    modelServers
   )
 }

@@ -223,8 +223,8 @@ export class SearchIndex {
 
   /**
    * A page query as the ranking sees it (its words' term ids and weights, strongest first, its
-   * phrases, exclusions and site filters), or undefined when nothing can match: for tools and
-   * benches that rank `parts.web` themselves (test/bench/rankingBound.ts).
+   * phrases, exclusions and site filters), or undefined when nothing can match: what `rank`
+   * ranks, and what tools that rank `parts.web` themselves start from.
    */
   compile(query: string): CompiledQuery | undefined {
     return this.plan(this.parts.web, parseQuery(typeof query === "string" ? query : ""), false)?.query

@@ -1,11 +1,11 @@
 /**
- * What the HTTP benches (http.ts, httpAB.ts, requestStages.ts) send: the key their servers
- * accept, the webSearch and chat requests, and the autocannon run that loads a server with one
- * of them. One definition, so that their figures are of the same requests.
+ * What the HTTP benches (http.ts, mcp.ts, wires.ts) send: the key their servers accept, the
+ * webSearch and chat requests, and the autocannon run that loads a server with one of them. One
+ * definition, so that their figures are of the same requests.
  */
 import autocannon from "autocannon"
 
-/** The key every bench server accepts (periscopeBenchServer.ts, abHttpServer.ts, stageServer.ts, stateBenchServer.ts). */
+/** The key every bench server accepts (periscopeBenchServer.ts, stateBenchServer.ts). */
 export const BENCH_KEY = "bench-key"
 
 export const benchHeaders = { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" } as const

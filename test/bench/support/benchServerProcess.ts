@@ -1,5 +1,5 @@
 /**
- * A bench's server script as a child process (http.ts, requestStages.ts): `node <args>` from the
+ * A bench's server script as a child process (http.ts, mcp.ts, wires.ts): `node <args>` from the
  * project's root, `$PORT` in the arguments replaced by a free port (or the one given), ready once a
  * POST of `probe` is answered. Every try is bounded (a server that accepts and never answers must
  * not hang the bench), and every child still running when the bench exits is stopped.

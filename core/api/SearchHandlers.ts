@@ -2,7 +2,8 @@
  * webSearch and imageSearch: decode the body, ask FederatedSearch (the local
  * backend fused with the configured live providers), wrap the envelope with
  * provenance in `extra` when asked. A request without options, with no provider
- * configured, is answered exactly as the local backend answers it.
+ * configured, is answered exactly as the local backend answers it. The content
+ * options (content, maxCharsPerResult, maxTokens) are web search's alone.
  * webFetch: decode the body, ask WebFetch, answer the page in the same envelope;
  * its failures get a status and exception.type per reason (FetchWire).
  */
@@ -11,22 +12,36 @@ import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { FederatedSearch, type SourceSelectionError } from "../search/FederatedSearch.ts"
 import type { SearchBackendError } from "../search/SearchError.ts"
-import type { SearchQuery } from "../search/SearchQuery.ts"
+import { contentOptionsIssue, type SearchQuery } from "../search/SearchQuery.ts"
+import { invalid } from "../schema/InvalidInput.ts"
 import { WebFetch } from "../search/WebFetch.ts"
 import type { PageIndexing } from "../search/PageIndexing.ts"
 import { CurrentPrincipal } from "./Admission.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { type Answer, errorAnswer, jsonAnswer, toHttpResponse } from "./Answer.ts"
 import type { ApiError } from "./ApiError.ts"
-import { fromFederationError } from "./DomainErrors.ts"
+import { fromFederationError, fromInvalidInput } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
 import { fetchErrorResponse, FetchRequestBody } from "./FetchWire.ts"
 import { decodeJsonBody, makeBodyDecoder, parseBody, readJsonText, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
 import { SearchBody, successEnvelopeWith, toSearchQuery } from "./SearchWire.ts"
 
 const decodeSearchBody = makeBodyDecoder(SearchBody)
-/** A search body decoded into the search the backends run. */
-export const decodeSearchRequest = (input: unknown) => Result.map(decodeSearchBody(input), toSearchQuery)
+
+/** The body's content options checked against each other and the kind of search. */
+const checkedFor = (kind: "web" | "images") => (query: SearchQuery): Result.Result<SearchQuery, ApiError> => {
+  // The content options are rare: a body without them is passed on with one look at its keys.
+  if (query.content === undefined && query.maxCharsPerResult === undefined && query.maxTokens === undefined) return Result.succeed(query)
+  const issue = contentOptionsIssue(query, kind)
+  return issue === undefined ? Result.succeed(query) : Result.fail(fromInvalidInput(invalid("request body", issue.path, issue.rule)))
+}
+const checkedWeb = checkedFor("web")
+const checkedImages = checkedFor("images")
+
+/** A web search body decoded into the search the backends run. */
+export const decodeSearchRequest = (input: unknown) => Result.flatMap(Result.map(decodeSearchBody(input), toSearchQuery), checkedWeb)
+/** An image search body decoded: the web search's, without content options. */
+export const decodeImageSearchRequest = (input: unknown) => Result.flatMap(Result.map(decodeSearchBody(input), toSearchQuery), checkedImages)
 const decodeFetchRequest = makeBodyDecoder(FetchRequestBody)
 const renderError = (error: ApiError) => Effect.succeed(errorAnswer("search", error))
 /** Written directly: the data's types already match the contract's schema, and encoding it again costs a third of the request. */
@@ -37,10 +52,13 @@ const renderSuccess = <A>(answer: { readonly data: A; readonly extra: unknown })
  * steps around one step for the search's outcome: an Effect step costs up to a microsecond of a
  * request under load (test/bench/httpAB.ts).
  */
-const answerWith = <A>(run: (query: SearchQuery) => Effect.Effect<{ readonly data: A; readonly extra: unknown }, SearchBackendError | SourceSelectionError>) =>
+const answerWith = <A>(
+  decode: (input: unknown) => Result.Result<SearchQuery, ApiError>,
+  run: (query: SearchQuery) => Effect.Effect<{ readonly data: A; readonly extra: unknown }, SearchBackendError | SourceSelectionError>
+) =>
   (text: string): Effect.Effect<Answer> =>
     Effect.suspend(() => {
-      const query = parseBody(text, decodeSearchRequest)
+      const query = parseBody(text, decode)
       if (Result.isFailure(query)) return renderError(query.failure)
       return Effect.matchEffect(run(query.success), {
         onFailure: (error) => renderError(fromFederationError(error)),
@@ -53,8 +71,8 @@ const answerWith = <A>(run: (query: SearchQuery) => Effect.Effect<{ readonly dat
  * search family: the HttpApi handlers below and the express lane (ExpressLane) answer with these.
  */
 export const makeSearchAnswers = (search: FederatedSearch["Service"]) => ({
-  web: answerWith((query) => search.web(query)),
-  images: answerWith((query) => search.images(query))
+  web: answerWith(decodeSearchRequest, (query) => search.web(query)),
+  images: answerWith(decodeImageSearchRequest, (query) => search.images(query))
 })
 
 /** The body under the search limit, then `answer`; a body that cannot be read is answered with its error. */

@@ -35,7 +35,7 @@ export const DEFAULT_NUM = 10
 export const SearchBody = Schema.Struct({
   keywords: Keywords,
   num: Schema.optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_NUM}`, { integer: true, min: 1, max: MAX_NUM }).annotate({ default: DEFAULT_NUM })),
-  /** Optional: freshness, language, region, safeSearch, sources, explain (live web search). */
+  /** Optional: freshness, language, region, safeSearch, includeDomains, excludeDomains, sources, explain; web search also content, maxCharsPerResult, maxTokens. */
   ...SearchOptionFields
 }).annotate({ identifier: "SearchRequest", message: "must be a JSON object with keywords and optional num" })
 
@@ -55,10 +55,11 @@ const envelope = <S extends Schema.Top>(identifier: string, data: S) =>
     message: Schema.Literal("success"),
     exception: Schema.Null,
     data,
-    /** null unless the request sent options: then provenance (explain) or the options a source could not apply. */
+    /** null unless the request sent options: then provenance (explain), the options a source could not apply, the pages not read. */
     extra: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)).annotate({
       description: "null unless the request sent options: then {unapplied} (options a source could not apply), " +
-        "or with explain: true the provenance {sources, results, unapplied, cache, ms}"
+        "or with explain: true the provenance {sources, results, unapplied, cache, ms}; with content, " +
+        "{unread: [{position, link, reason, message}]} for results whose page was not read (their content is the snippet)"
     })
   }).annotate({ identifier })
 

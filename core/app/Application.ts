@@ -66,7 +66,8 @@ export const appLayer = (
   // Spans of their own only where a tracer can record them (an OTLP endpoint is set): without one
   // the wrapper is a step per request that decides, every time, to do nothing.
   const tracing = settings.observability.otlpEndpoint !== undefined
-  const federationUntraced = federationLayer(settings.file.search).pipe(Layer.provide([search, cache]))
+  // Results that carry their page read it from the search backend's stored text or through the same webFetch.
+  const federationUntraced = federationLayer(settings.file.search).pipe(Layer.provide([search, cache, webFetch]))
   const federation = tracing ? tracedSearch(federationUntraced) : federationUntraced
   // Grounded chat searches through the same federation, reads the local index's pages from the
   // search backend's stored text and other pages through the same webFetch.

@@ -2,33 +2,22 @@
  * Token counts for usage when a backend reports none: OpenAI's o200k_base BPE
  * (gpt-tokenizer, pure JS). Exact for OpenAI's current models, a close
  * estimate for others. The ranks load on first use (about 150 ms, and memory
- * a server whose upstreams report usage never needs), once per service;
+ * a server whose upstreams report usage never needs), once per process
+ * (core/search/TokenEncoding.ts, which search content budgets share);
  * after that the encoding comes back synchronously, with no async hop per
  * request (that hop showed in the gateway bench), and counting is plain code.
  */
 import { Context, Effect, Layer } from "effect"
+import { type Encoding, o200kEncoding } from "../search/TokenEncoding.ts"
 import type { Usage } from "./ChatCompletion.ts"
 import type { ChatMessage, ChatRequest } from "./ChatRequest.ts"
 import { contentText } from "./ChatRequest.ts"
 
 export type Counter = (text: string) => number
 
-export interface Encoding {
-  readonly count: Counter
-  /** The longest prefix of `text` that fits in `max` tokens. */
-  readonly truncate: (text: string, max: number) => string
-}
+export type { Encoding }
 
-const loadEncoding: Effect.Effect<Encoding> = Effect.map(
-  Effect.promise(() => import("gpt-tokenizer/encoding/o200k_base")),
-  (m): Encoding => ({
-    count: (text) => (text === "" ? 0 : m.countTokens(text)),
-    truncate: (text, max) => {
-      const tokens = m.encode(text)
-      return tokens.length <= max ? text : m.decode(tokens.slice(0, max))
-    }
-  })
-)
+const loadEncoding: Effect.Effect<Encoding> = o200kEncoding
 
 /** OpenAI's chat framing: about 3 tokens per message plus 3 to prime the reply. */
 const PER_MESSAGE = 3

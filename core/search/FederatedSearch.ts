@@ -9,21 +9,30 @@
  * then probed by one request while the others keep skipping it. Time comes from Effect's
  * Clock, so TestClock drives suspensions in tests.
  *
+ * Domain filters (includeDomains, excludeDomains) go to each source in its own terms and
+ * are checked on every source's answer (DomainFilter). Results that carry their page
+ * (`content`) are read after the answer, within what is left of the deadline
+ * (ResultContent).
+ *
  * Answers go through ResultCache (single-flight, TTL per freshness). Interrupting a
  * request (the client went away) interrupts every upstream call once no other request
  * waits for the same answer. A request that selects the local engine alone is answered
  * by it directly, uncached, exactly as before federation existed.
  */
-import { Cause, Clock, Context, Effect, Exit, Layer, Schema } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Layer, Option, Schema } from "effect"
 import { ResultCache } from "../store/ResultCache.ts"
+import { type DomainFilter, domainFilterOf, passesDomainFilter, withSiteWords } from "./DomainFilter.ts"
 import { type Fused, fuseImages, fuseWeb, type RankedList } from "./Fusion.ts"
 import { ImageSearch } from "./ImageSearch.ts"
 import type { ExplainExtra, Provenance, ResultReport, SearchExtra, SourceReport, UnappliedReport } from "./Provenance.ts"
 import { freshnessBounds, withinBounds } from "./PublishedDate.ts"
+import { contentModeOf, type ContentReaders, withContent } from "./ResultContent.ts"
 import { SearchBackendError } from "./SearchError.ts"
 import { optionsKey, PROVIDER_OPTIONS, type SearchQuery } from "./SearchQuery.ts"
 import { type ProviderAnswer, ProviderError, type SearchProvider, type UnappliedOption } from "./SearchProvider.ts"
 import type { ImageResult, WebHit, WebSearchData } from "./SearchResult.ts"
+import { StoredPages } from "./StoredPages.ts"
+import { WebFetch } from "./WebFetch.ts"
 import { WebSearch } from "./WebSearch.ts"
 
 /** The name `sources` uses for the local engine. */
@@ -87,7 +96,10 @@ export class FederatedSearch extends Context.Service<FederatedSearch, {
   /** The names `sources` accepts: local first, then the providers in config order. */
   readonly sourceNames: ReadonlyArray<string>
 }>()("periscope/search/FederatedSearch") {
-  /** Over the WebSearch and ImageSearch in context (the local engine), the providers and a ResultCache. */
+  /**
+   * Over the WebSearch and ImageSearch in context (the local engine), the providers and a
+   * ResultCache; results carry content read from StoredPages and WebFetch when those are there.
+   */
   static readonly layer = (
     providers: ReadonlyArray<ConfiguredProvider>,
     settings: FederationSettings = defaultFederationSettings
@@ -97,12 +109,21 @@ export class FederatedSearch extends Context.Service<FederatedSearch, {
 
 // ---------------------------------------------------------------------------------------------
 
-/** The local engine as a source: it applies no option itself; freshness is filtered by date. */
+/** No bound on the `site:` words the local engine reads (its query is cut far beyond the wire's keywords). */
+const LOCAL_QUERY_LIMITS = { maxChars: Number.MAX_SAFE_INTEGER }
+
+/** The query as the local engine reads it: the domain filter as `site:` words. */
+const localQuery = (query: SearchQuery): SearchQuery => {
+  const filter = domainFilterOf(query)
+  return filter === undefined ? query : { ...query, keywords: withSiteWords(query.keywords, filter, LOCAL_QUERY_LIMITS).keywords }
+}
+
+/** The local engine as a source: it applies domains (site: words) and no other option; freshness is filtered by date. */
 const localProvider = (web: WebSearch["Service"], images: ImageSearch["Service"]): SearchProvider => {
   const unapplied = (query: SearchQuery): Array<UnappliedOption> => {
     const out: Array<UnappliedOption> = []
     for (const option of PROVIDER_OPTIONS) {
-      if (query[option] === undefined) continue
+      if (query[option] === undefined || option === "includeDomains" || option === "excludeDomains") continue
       out.push(option === "freshness"
         ? { option, handling: "filtered", detail: "filtered our side by publish date; undated pages left out" }
         : { option, handling: "ignored", detail: "the local index has no such filter" })
@@ -116,12 +137,12 @@ const localProvider = (web: WebSearch["Service"], images: ImageSearch["Service"]
     kind: "local",
     images: true,
     web: (query) =>
-      web.search(query).pipe(
+      web.search(localQuery(query)).pipe(
         Effect.map((data): ProviderAnswer<WebHit> => ({ hits: data.organic, unapplied: unapplied(query) })),
         Effect.mapError(failure)
       ),
     image: (query) =>
-      images.search(query).pipe(
+      images.search(localQuery(query)).pipe(
         Effect.map((hits): ProviderAnswer<ImageResult> => ({ hits, unapplied: unapplied(query) })),
         Effect.mapError(failure)
       )
@@ -163,6 +184,10 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
     const web = yield* WebSearch
     const images = yield* ImageSearch
     const cache = yield* ResultCache
+    const readers: ContentReaders = {
+      stored: Option.getOrUndefined(yield* Effect.serviceOption(StoredPages)),
+      fetcher: Option.getOrUndefined(yield* Effect.serviceOption(WebFetch))
+    }
     const local = localProvider(web, images)
     const sources: Array<Source> = [
       { provider: local, weight: settings.local.weight, timeoutMs: settings.local.timeoutMs },
@@ -243,7 +268,7 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
           suspensions.delete(provider.name)
           const answer = exit.value
           const unapplied = answer.unapplied.map((u) => ({ source: provider.name, ...u }))
-          const hits = filterByFreshness(answer, query, now)
+          const hits = filterByDomains(filterByFreshness(answer, query, now), domainFilterOf(query))
           return {
             report: { ...base, status: "ok", ms, results: hits.length },
             list: { source: provider.name, weight: source.weight, hits },
@@ -338,25 +363,26 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
       return provenance.unapplied.length > 0 ? { unapplied: provenance.unapplied } : null
     }
 
+    /** The answer as computed or cached, how the cache served it, and when the request began. */
     const run = <H, A>(
       kind: "web" | "images",
       query: SearchQuery,
       call: (provider: SearchProvider, query: SearchQuery) => Effect.Effect<ProviderAnswer<H>, ProviderError>,
       fuse: (lists: ReadonlyArray<RankedList<H>>, limit: number) => Array<Fused<H>>,
       toData: (fused: ReadonlyArray<Fused<H>>, outcomes: ReadonlyArray<Outcome<H>>) => A
-    ): Effect.Effect<FederatedAnswer<A>, SearchBackendError | SourceSelectionError> =>
+    ): Effect.Effect<{ readonly computed: Computed<A>; readonly cacheState: ExplainExtra["cache"]; readonly start: bigint }, SearchBackendError | SourceSelectionError> =>
       Effect.gen(function*() {
         const start = yield* Clock.currentTimeNanos
         const chosen = yield* select(query, kind)
         const work = compute(chosen, query, call, fuse, toData)
-        if (chosen.length === 1 && chosen[0]!.provider === local) {
-          const computed = yield* work
-          return { data: computed.data, extra: extraOf(query, computed.provenance, "none", elapsedMs(start, yield* Clock.currentTimeNanos)) }
-        }
+        if (chosen.length === 1 && chosen[0]!.provider === local) return { computed: yield* work, cacheState: "none" as const, start }
         const key = `${kind}\u0000${query.keywords}\u0000${query.num}\u0000${optionsKey(query)}\u0000${chosen.map((s) => s.provider.name).join(",")}`
         const { outcome, value } = yield* cache.get(key, work, ttlOf(query))
-        return { data: value.data, extra: extraOf(query, value.provenance, outcome, elapsedMs(start, yield* Clock.currentTimeNanos)) }
+        return { computed: value, cacheState: outcome, start }
       })
+
+    const answered = <A>(query: SearchQuery) => ({ computed, cacheState, start }: { readonly computed: Computed<A>; readonly cacheState: ExplainExtra["cache"]; readonly start: bigint }) =>
+      Effect.map(Clock.currentTimeNanos, (now): FederatedAnswer<A> => ({ data: computed.data, extra: extraOf(query, computed.provenance, cacheState, elapsedMs(start, now)) }))
 
     const webData = (keywords: string) => (fused: ReadonlyArray<Fused<WebHit>>): WebSearchData => ({
       organic: fused.map((f, i) => ({ title: f.hit.title, link: f.hit.link, snippet: f.hit.snippet, position: i + 1, date: f.hit.date })),
@@ -366,23 +392,52 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
     const webCall = (provider: SearchProvider, query: SearchQuery) => provider.web(freshnessOverfetch(query, provider))
     const imageCall = (provider: SearchProvider, query: SearchQuery) => provider.image(query)
 
-    const webSearch = (query: SearchQuery) => {
-      // The local engine alone without options: its answer exactly as before federation.
-      if (query.sources !== undefined || query.freshness !== undefined || sources.length > 1) {
-        return run("web", query, webCall, fuseWeb, webData(query.keywords))
+    /** The results with their content read (what the request asked), within what is left of the deadline. */
+    const withPages = (
+      query: SearchQuery,
+      data: WebSearchData,
+      listedLive: (index: number) => boolean,
+      start: bigint,
+      extraAt: (ms: number) => SearchExtra
+    ): Effect.Effect<FederatedAnswer<WebSearchData>> =>
+      Effect.gen(function*() {
+        const left = settings.deadlineMs - elapsedMs(start, yield* Clock.currentTimeNanos)
+        const read = yield* withContent(readers, data.organic, listedLive, query, left)
+        const extra = extraAt(elapsedMs(start, yield* Clock.currentTimeNanos))
+        return {
+          data: { ...data, organic: read.organic },
+          extra: read.unread.length === 0 ? extra : { ...extra, unread: read.unread }
+        }
+      })
+
+    const notLive = () => false
+
+    const webSearch = (query: SearchQuery): Effect.Effect<FederatedAnswer<WebSearchData>, SearchBackendError | SourceSelectionError> => {
+      const federated = query.sources !== undefined || query.freshness !== undefined || sources.length > 1 || query.explain === true ||
+        query.language !== undefined || query.region !== undefined || query.safeSearch !== undefined ||
+        query.includeDomains !== undefined || query.excludeDomains !== undefined
+      const content = contentModeOf(query) !== undefined
+      if (!federated) {
+        // The local engine alone without options: its answer exactly as before federation.
+        if (!content) return Effect.map(web.search(query), (data): FederatedAnswer<WebSearchData> => ({ data, extra: null }))
+        return Effect.flatMap(Clock.currentTimeNanos, (start) => Effect.flatMap(web.search(query), (data) => withPages(query, data, notLive, start, () => null)))
       }
-      if (query.explain === true || query.language !== undefined || query.region !== undefined || query.safeSearch !== undefined) {
-        return run("web", query, webCall, fuseWeb, webData(query.keywords))
-      }
-      return Effect.map(web.search(query), (data): FederatedAnswer<WebSearchData> => ({ data, extra: null }))
+      const ran = run("web", query, webCall, fuseWeb, webData(query.keywords))
+      if (!content) return Effect.flatMap(ran, answered<WebSearchData>(query))
+      return Effect.flatMap(ran, ({ computed, cacheState, start }) => {
+        const results = computed.provenance.results
+        const listedLive = (i: number) => results[i]?.sources.some((s) => s.source !== LOCAL_SOURCE) ?? false
+        return withPages(query, computed.data, listedLive, start, (ms) => extraOf(query, computed.provenance, cacheState, ms))
+      })
     }
 
     const imageSearch = (query: SearchQuery) => {
       if (sources.length === 1 && query.sources === undefined && query.explain !== true && query.freshness === undefined &&
-        query.language === undefined && query.region === undefined && query.safeSearch === undefined) {
+        query.language === undefined && query.region === undefined && query.safeSearch === undefined &&
+        query.includeDomains === undefined && query.excludeDomains === undefined) {
         return Effect.map(images.search(query), (data): FederatedAnswer<ReadonlyArray<ImageResult>> => ({ data, extra: null }))
       }
-      return run("images", query, imageCall, fuseImages, (fused) => fused.map((f) => f.hit))
+      return Effect.flatMap(run("images", query, imageCall, fuseImages, (fused) => fused.map((f) => f.hit)), answered<ReadonlyArray<ImageResult>>(query))
     }
 
     return FederatedSearch.of({ web: webSearch, images: imageSearch, sourceNames })
@@ -403,6 +458,15 @@ const filterByFreshness = <H>(answer: ProviderAnswer<H>, query: SearchQuery, now
     // Images carry no date: nothing to filter them by.
     if (date === undefined) return true
     return withinBounds(date, bounds) === true
+  })
+}
+
+/** Drops hits whose page is outside the domain filter (web results by link, images by the page they are on). */
+const filterByDomains = <H>(hits: ReadonlyArray<H>, filter: DomainFilter | undefined): ReadonlyArray<H> => {
+  if (filter === undefined) return hits
+  return hits.filter((hit) => {
+    const page = hit as { readonly link?: string; readonly refUrl?: string }
+    return passesDomainFilter(page.link ?? page.refUrl ?? "", filter)
   })
 }
 

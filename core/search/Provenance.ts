@@ -5,6 +5,7 @@
  * except the unapplied options, which are always reported when there are any.
  */
 import type { SourceRank } from "./Fusion.ts"
+import type { UnreadReport } from "./ResultContent.ts"
 import type { ProviderErrorReason, UnappliedOption } from "./SearchProvider.ts"
 
 /** ok: answered; failed: answered with an error or not in time; suspended: skipped while backing off; unsupported: has no such search. */
@@ -50,5 +51,11 @@ export interface ExplainExtra extends Provenance {
   readonly ms: number
 }
 
-/** The envelope's `extra`: full provenance when explained, the unapplied options alone otherwise, else null. */
-export type SearchExtra = ExplainExtra | { readonly unapplied: ReadonlyArray<UnappliedReport> } | null
+/**
+ * The envelope's `extra`: full provenance when explained, the unapplied options alone otherwise,
+ * else null; with `unread` beside them when results asked to carry pages some of which were not read.
+ */
+export type SearchExtra =
+  | (ExplainExtra & { readonly unread?: ReadonlyArray<UnreadReport> })
+  | { readonly unapplied?: ReadonlyArray<UnappliedReport>; readonly unread?: ReadonlyArray<UnreadReport> }
+  | null

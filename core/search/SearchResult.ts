@@ -11,7 +11,9 @@ export const WebResult = Schema.Struct({
   snippet: Schema.String,
   position: Schema.Int,
   /** ISO 8601 (`YYYY-MM-DD` or a full timestamp) or null when the page states no date. */
-  date: Schema.NullOr(Schema.String)
+  date: Schema.NullOr(Schema.String),
+  /** Only when the search asked for content (highlights, markdown or text): the page's passages or main content, else its snippet. */
+  content: Schema.optionalKey(Schema.String)
 })
 export type WebResult = typeof WebResult.Type
 

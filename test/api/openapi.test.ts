@@ -395,9 +395,24 @@ const ENDPOINTS = (): ReadonlyArray<Endpoint> => {
       path: "/api/search/webSearch",
       schema: "SearchRequest",
       base: { keywords: "web search" },
-      elements: { keywords: () => "a", sources: () => "local" },
+      elements: { keywords: () => "a", sources: () => "local", includeDomains: () => "example.com", excludeDomains: () => "example.com" },
       special: {
         "keywords:pattern": [{ keywords: " web " }, { keywords: "   " }],
+        // Content's bounds apply with content (without it they are refused whatever their value).
+        "maxCharsPerResult:minimum": [{ keywords: "web", content: "highlights", maxCharsPerResult: 1 }, { keywords: "web", content: "highlights", maxCharsPerResult: 0 }],
+        "maxCharsPerResult:maximum": [
+          { keywords: "web", content: "text", maxCharsPerResult: 100_000 },
+          { keywords: "web", content: "text", maxCharsPerResult: 100_001 }
+        ],
+        "maxTokens:minimum": [{ keywords: "web", content: "highlights", maxTokens: 1 }, { keywords: "web", content: "highlights", maxTokens: 0 }],
+        "maxTokens:maximum": [{ keywords: "web", content: "highlights", maxTokens: 200_000 }, { keywords: "web", content: "highlights", maxTokens: 200_001 }],
+        ...Object.fromEntries((["includeDomains", "excludeDomains"] as const).flatMap((field) => [
+          [`${field}[]:maxLength`, [
+            { keywords: "web", [field]: [`${"a".repeat(61)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(63)}`] },
+            { keywords: "web", [field]: [`${"a".repeat(62)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(63)}`] }
+          ]],
+          [`${field}[]:pattern`, [{ keywords: "web", [field]: ["docs.example.com/guide"] }, { keywords: "web", [field]: ["not a domain"] }]]
+        ])),
         // Rules of core/search/SearchQuery.ts, probed once the document states them as patterns.
         "language:pattern": [{ keywords: "web", language: "en" }, { keywords: "web", language: "english" }],
         "region:pattern": [{ keywords: "web", region: "US" }, { keywords: "web", region: "USA" }],

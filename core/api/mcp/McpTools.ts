@@ -13,7 +13,7 @@ import { decoderFor } from "../../schema/Decode.ts"
 import { invalid, type InvalidInput } from "../../schema/InvalidInput.ts"
 import { FederatedSearch } from "../../search/FederatedSearch.ts"
 import type { SearchBackendError } from "../../search/SearchError.ts"
-import { SearchOptionFields } from "../../search/SearchQuery.ts"
+import { contentOptionsIssue, SearchOptionFields } from "../../search/SearchQuery.ts"
 import type { ImageResult, WebResult } from "../../search/SearchResult.ts"
 import { WebFetch, type WebFetchError } from "../../search/WebFetch.ts"
 import { FetchRequestBody } from "../FetchWire.ts"
@@ -92,28 +92,33 @@ const WebSearchOutput = Schema.Struct({
     title: Schema.String,
     url: Schema.String,
     snippet: Schema.String,
-    date: Schema.NullOr(Schema.String)
+    date: Schema.NullOr(Schema.String),
+    content: Schema.optionalKey(Schema.String)
   }))
 })
 
 const webResultsText = (query: string, results: ReadonlyArray<WebResult>) =>
   [
     `Results for "${query}":`,
-    ...results.map((r) => `\n[${r.position}] ${r.title}\nURL: ${r.link}${r.date === null ? "" : `\nDate: ${r.date}`}\n${r.snippet}`)
+    ...results.map((r) => `\n[${r.position}] ${r.title}\nURL: ${r.link}${r.date === null ? "" : `\nDate: ${r.date}`}\n${r.content ?? r.snippet}`)
   ].join("\n")
 
 const webSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => ({
   name: "web_search",
   description: "Search the web (Periscope's own index and any live search providers it is configured with) and get ranked pages: " +
     "title, URL, date and a snippet around the words of the query. Use it to find pages about a topic or answer a question " +
-    "with sources; then read a page whole with web_fetch. Options narrow by date (freshness), language, region and source.",
+    "with sources; then read a page whole with web_fetch. Options narrow by date (freshness), language, region, domains " +
+    "(includeDomains, excludeDomains) and source; content: \"highlights\" gives each result the passages of its page most " +
+    "relevant to the query (\"markdown\" or \"text\": the page's main content), within maxCharsPerResult and a total maxTokens.",
   annotations: readOnly("Web search", true),
   inputSchema: jsonSchemaOf(WebSearchArguments),
   outputSchema: jsonSchemaOf(WebSearchOutput),
   decode: decoderFor(WebSearchArguments, ARGUMENTS, { compiled: true }),
-  call: ({ query, ...options }: typeof WebSearchArguments.Type, context) =>
-    Effect.andThen(
-      context.progress("searching"),
+  call: ({ query, ...options }: typeof WebSearchArguments.Type, context) => {
+    const issue = contentOptionsIssue(options, "web")
+    if (issue !== undefined) return Effect.fail(invalid(ARGUMENTS, issue.path, issue.rule))
+    return Effect.andThen(
+      context.progress(options.content === undefined || options.content === "snippet" ? "searching" : "searching and reading"),
       search.web(toSearchQuery({ keywords: query, ...options })).pipe(
         Effect.map(({ data }): ToolOutcome =>
           data.organic.length === 0
@@ -122,7 +127,14 @@ const webSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => ({
               text: webResultsText(data.query, data.organic),
               structured: {
                 query: data.query,
-                results: data.organic.map((r) => ({ position: r.position, title: r.title, url: r.link, snippet: r.snippet, date: r.date }))
+                results: data.organic.map((r) => ({
+                  position: r.position,
+                  title: r.title,
+                  url: r.link,
+                  snippet: r.snippet,
+                  date: r.date,
+                  ...(r.content === undefined ? {} : { content: r.content })
+                }))
               },
               isError: false
             }
@@ -133,6 +145,7 @@ const webSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => ({
         })
       )
     )
+  }
 })
 
 // ---------------------------------------------------------------------------

@@ -9,7 +9,9 @@
  * Each URL counts as one request against the key's limit (charged by TavilyEndpoint).
  */
 import { Effect } from "effect"
-import { bestPassages, imagesOf, plainText } from "./Passages.ts"
+import { highlightQuery } from "../../search/Highlights.ts"
+import { chunksOf } from "./Chunks.ts"
+import { imagesOf, plainText } from "./MarkdownText.ts"
 import { isRead, type PageReader } from "./TavilyPages.ts"
 import type { TavilyExtractRequest, TavilyExtractResponse } from "./TavilyWire.ts"
 
@@ -25,6 +27,7 @@ export const makeTavilyExtract = (pages: PageReader) => (request: TavilyExtractR
   const readAs = images ? "markdown" : format
   const deadlineMs = request.timeout == null ? DEFAULT_TIMEOUT_MS : request.timeout * 1000
   const favicon = request.include_favicon === true
+  const query = request.query == null ? undefined : highlightQuery(request.query)
   return Effect.map(pages.readAll(urls, readAs, deadlineMs, false), (outcomes) => {
     const results: Array<TavilyExtractResponse["results"][number]> = []
     const failed: Array<TavilyExtractResponse["failed_results"][number]> = []
@@ -35,7 +38,7 @@ export const makeTavilyExtract = (pages: PageReader) => (request: TavilyExtractR
         return
       }
       const text = readAs === format ? outcome.content : plainText(outcome.content)
-      const content = request.query == null ? text : bestPassages(format === "markdown" ? plainText(text) : text, request.query, request.chunks_per_source ?? DEFAULT_CHUNKS)
+      const content = query === undefined ? text : chunksOf(format === "markdown" ? plainText(text) : text, query, request.chunks_per_source ?? DEFAULT_CHUNKS)
       results.push({
         url,
         title: outcome.title,

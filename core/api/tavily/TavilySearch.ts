@@ -3,13 +3,14 @@
  * (the local index and the live providers, fused), pages through WebFetch (TavilyPages), the
  * answer through the chat gateway's grounding. What each Tavily option does here:
  * - max_results: how many results (0: none, only the answer);
- * - include_domains / exclude_domains: `site:` and `-site:` words for the sources, and the
- *   fused results filtered by host on our side (include_domains_mode prefer: ranked first);
+ * - include_domains / exclude_domains: the search's includeDomains / excludeDomains (each
+ *   source asked in its own terms, the results checked by host on our side);
+ *   include_domains_mode prefer: those sites ranked first, the others kept;
  * - time_range, days, max_hours, start_date/end_date: the search's freshness; topic news with
  *   none of them: the last week (news means recent); finance searches as general;
  * - search_depth basic (and fast, ultra-fast): each result's content is its snippet;
  *   advanced: every result's page is read and its content is the `chunks_per_source` passages
- *   most relevant to the query (Passages);
+ *   most relevant to the query (Chunks, over the shared Highlights);
  * - include_raw_content: each page's main content (Markdown or text), read under one deadline
  *   (fetch_timeout, default 10 s); a page not read has raw_content null and a note says so;
  * - include_answer: grounded chat with the server's default model, kept to include_domains;
@@ -23,21 +24,21 @@ import { Clock, Effect } from "effect"
 import type { ChatGateway } from "../../chat/ChatGateway.ts"
 import { type ChatCompletionRequest, toChatRequest } from "../../chat/ChatRequest.ts"
 import type { SiteFilter } from "../../index/QueryParser.ts"
-import { type DomainFilter, onAnySite, passesDomainFilter, sitesOf, withSiteWords } from "../../search/DomainFilter.ts"
+import { type DomainFilter, onAnySite, passesDomainFilter, sitesOf, siteWord } from "../../search/DomainFilter.ts"
 import type { FederatedSearch } from "../../search/FederatedSearch.ts"
+import { highlightQuery } from "../../search/Highlights.ts"
 import { dayOf } from "../../search/PublishedDate.ts"
 import type { Freshness, SearchQuery } from "../../search/SearchQuery.ts"
 import type { ImageResult, WebResult } from "../../search/SearchResult.ts"
 import type { ApiError } from "../ApiError.ts"
 import { fromFederationError } from "../DomainErrors.ts"
 import { countryCodeOf } from "./Countries.ts"
-import { bestPassages, plainText } from "./Passages.ts"
+import { chunksOf } from "./Chunks.ts"
+import { plainText } from "./MarkdownText.ts"
 import { isRead, type PageOutcome, type PageReader } from "./TavilyPages.ts"
 import { DEFAULT_MAX_RESULTS, type TavilySearchRequest, type TavilySearchResponse } from "./TavilyWire.ts"
 
 const DAY_MS = 86_400_000
-/** Characters of `site:` words a query may carry besides its own words. */
-const SITE_WORDS_BUDGET = 800
 const DEFAULT_FETCH_TIMEOUT_MS = 10_000
 const DEFAULT_CHUNKS = 3
 /** With a domain filter on our side the sources are asked for more, so enough pass it. */
@@ -87,13 +88,15 @@ const planOf = (r: TavilySearchRequest, nowMs: number): SearchPlan => {
   const filter: DomainFilter = { include: prefer ? [] : include, exclude: sitesOf(r.exclude_domains ?? []) }
   const phrase = r.query.trim()
   const base = r.exact_match === true ? `"${phrase.replace(/"/g, " ").trim()}"` : phrase
-  const keywords = withSiteWords(base, filter, SITE_WORDS_BUDGET)
+  const keywords = base
   const filtered = filter.include.length > 0 || filter.exclude.length > 0 || (prefer && include.length > 0)
   const freshness = freshnessOf(r, nowMs)
   const region = typeof r.country === "string" ? countryCodeOf(r.country) : undefined
   const query: SearchQuery | undefined = maxResults === 0 ? undefined : {
     keywords,
     num: filtered ? Math.min(100, maxResults * OVERFETCH) : maxResults,
+    ...(filter.include.length === 0 ? {} : { includeDomains: filter.include.map(siteWord) }),
+    ...(filter.exclude.length === 0 ? {} : { excludeDomains: filter.exclude.map(siteWord) }),
     ...(freshness === undefined ? {} : { freshness }),
     ...(region === undefined ? {} : { region }),
     ...(typeof r.language === "string" ? { language: r.language.toLowerCase() } : {})
@@ -186,7 +189,12 @@ export const makeTavilySearch = (services: TavilySearchServices) => {
 
   const imagesOf = (plan: SearchPlan): Effect.Effect<{ readonly images: ReadonlyArray<ImageResult>; readonly note?: string }> => {
     if (!plan.images) return Effect.succeed({ images: [] })
-    return search.images({ keywords: plan.keywords, num: Math.min(20, Math.max(plan.maxResults, DEFAULT_MAX_RESULTS)) }).pipe(
+    return search.images({
+      keywords: plan.keywords,
+      num: Math.min(20, Math.max(plan.maxResults, DEFAULT_MAX_RESULTS)),
+      ...(plan.query?.includeDomains === undefined ? {} : { includeDomains: plan.query.includeDomains }),
+      ...(plan.query?.excludeDomains === undefined ? {} : { excludeDomains: plan.query.excludeDomains })
+    }).pipe(
       Effect.map(({ data }) => ({ images: data.filter((image) => passesDomainFilter(image.refUrl, plan.filter)) })),
       Effect.catch((error) => Effect.succeed({ images: [], note: `include_images: the image search failed (${error.message})` }))
     )
@@ -205,6 +213,7 @@ export const makeTavilySearch = (services: TavilySearchServices) => {
     return Effect.flatMap(found, ({ data }) => {
       const chosen = selectResults(data.organic, plan)
       const format = plan.raw ?? "text"
+      const chunkQuery = highlightQuery(question)
       return Effect.map(pages.readAll(chosen.map((r) => r.link), format, fetchTimeoutMs, true), (outcomes: ReadonlyArray<PageOutcome>) => {
         const unread = outcomes.filter((o) => !isRead(o)).length
         if (unread > 0) plan.notes.push(`${unread} of ${chosen.length} pages could not be read; their ${plan.raw === undefined ? "content is the snippet" : "raw_content is null"}`)
@@ -212,7 +221,7 @@ export const makeTavilySearch = (services: TavilySearchServices) => {
           const outcome = outcomes[i]!
           const page = isRead(outcome) && outcome.content.trim() !== "" ? outcome.content : undefined
           const content = plan.depth === "advanced" && page !== undefined
-            ? bestPassages(format === "markdown" ? plainText(page) : page, question, plan.chunks) || r.snippet
+            ? chunksOf(format === "markdown" ? plainText(page) : page, chunkQuery, plan.chunks) || r.snippet
             : r.snippet
           return resultOf(r, i, chosen.length, content, page ?? null, favicon)
         })

@@ -2,7 +2,8 @@
  * Brave Search API: GET /res/v1/web/search and /res/v1/images/search with the key in
  * X-Subscription-Token. Web answers `web.results[]` with `page_age` (ISO) and `age`
  * (relative or written); a 429 carries X-RateLimit-Reset per window. Web count is at
- * most 20, image count at most 200; image safesearch is only off or strict.
+ * most 20, image count at most 200; image safesearch is only off or strict. Domains go as
+ * `site:` words within its query's 400 characters and 50 words.
  */
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
@@ -11,13 +12,16 @@ import type { ProviderOption, SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { ImageResult, WebHit } from "../../search/SearchResult.ts"
 import { arr, endpoint, field, makeProviderHttp, type ProviderConfig, str } from "./ProviderHttp.ts"
-import { forImages, plainText, unappliedOptions } from "./ProviderOptions.ts"
+import { forImages, plainText, siteKeywords, unappliedOptions } from "./ProviderOptions.ts"
 
 const FRESHNESS = { day: "pd", week: "pw", month: "pm", year: "py" } as const
+/** What Brave's `q` takes. */
+const QUERY_LIMITS = { maxChars: 400, maxWords: 50 }
 
 const params = (query: SearchQuery, images: boolean) => {
-  const p: Record<string, string> = { q: query.keywords, count: String(Math.min(query.num, images ? 200 : 20)) }
   const applied = new Set<ProviderOption>()
+  const why: Partial<Record<ProviderOption, string>> = {}
+  const p: Record<string, string> = { q: siteKeywords(query, "Brave", QUERY_LIMITS, applied, why), count: String(Math.min(query.num, images ? 200 : 20)) }
   if (query.freshness !== undefined && !images) {
     p.freshness = typeof query.freshness === "string" ? FRESHNESS[query.freshness] : `${query.freshness.from}to${query.freshness.to}`
     applied.add("freshness")
@@ -35,7 +39,7 @@ const params = (query: SearchQuery, images: boolean) => {
     p.safesearch = images && query.safeSearch === "moderate" ? "strict" : query.safeSearch
     applied.add("safeSearch")
   }
-  return { params: p, unapplied: unappliedOptions(query, applied) }
+  return { params: p, unapplied: unappliedOptions(query, applied, why) }
 }
 
 export const make = (config: ProviderConfig) =>

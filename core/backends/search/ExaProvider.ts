@@ -2,7 +2,8 @@
  * Exa: POST /search {query, numResults <= 100, startPublishedDate, endPublishedDate,
  * contents: {highlights}} with the key in x-api-key. Snippets are the highlights (else the
  * start of the text); dates are `publishedDate`. Freshness windows become a start date
- * from our clock. No image search, language, region or safe-search parameter.
+ * from our clock; domains its includeDomains and excludeDomains. No image search, language,
+ * region or safe-search parameter.
  */
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
@@ -11,7 +12,7 @@ import type { ProviderOption, SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { WebHit } from "../../search/SearchResult.ts"
 import { arr, endpoint, field, makeProviderHttp, type ProviderConfig, str } from "./ProviderHttp.ts"
-import { unappliedOptions } from "./ProviderOptions.ts"
+import { domainParams, unappliedOptions } from "./ProviderOptions.ts"
 
 const SNIPPET_CHARS = 300
 
@@ -28,9 +29,14 @@ const body = (query: SearchQuery, nowMs: number) => {
     if (bounds.to !== "9999-12-31") b.endPublishedDate = `${bounds.to}T23:59:59.999Z`
     applied.add("freshness")
   }
+  const why: Partial<Record<ProviderOption, string>> = {}
+  const domains = domainParams(query, "Exa", applied, why)
+  if (domains.include !== undefined) b.includeDomains = domains.include
+  if (domains.exclude !== undefined) b.excludeDomains = domains.exclude
   return {
     body: b,
     unapplied: unappliedOptions(query, applied, {
+      ...why,
       language: "Exa has no language parameter",
       region: "Exa has no region parameter",
       safeSearch: "Exa has no safe-search parameter"

@@ -1,7 +1,9 @@
 /**
  * SearXNG over its JSON API (`/search?format=json`; the instance must list json in
  * `search.formats`, else it answers 403). It has no result-count parameter: one page is
- * read and cut to `num`. Dates come as `publishedDate`; images in category `images`.
+ * read and cut to `num`. Dates come as `publishedDate`; images in category `images`. Domains
+ * go as `site:` words, which it passes to its engines, within the 2048 characters and 32 words
+ * a web search engine reads.
  */
 import { Clock, Effect } from "effect"
 import { HttpClientRequest } from "effect/http"
@@ -9,14 +11,19 @@ import type { ProviderOption, SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { ImageResult, WebHit } from "../../search/SearchResult.ts"
 import { publishedDate } from "../../search/PublishedDate.ts"
-import { forImages, plainText, unappliedOptions } from "./ProviderOptions.ts"
+import { forImages, plainText, siteKeywords, unappliedOptions } from "./ProviderOptions.ts"
 import { arr, endpoint, field, makeProviderHttp, type ProviderConfig, str } from "./ProviderHttp.ts"
 
 const SAFE = { off: "0", moderate: "1", strict: "2" } as const
+const QUERY_LIMITS = { maxChars: 2048, maxWords: 32 }
 
 const params = (query: SearchQuery, category: "general" | "images") => {
-  const p: Record<string, string> = { q: query.keywords, format: "json", pageno: "1", categories: category }
   const applied = new Set<ProviderOption>()
+  const why: Partial<Record<ProviderOption, string>> = {
+    region: "SearXNG takes a region only with a language (language=en-US)",
+    freshness: "SearXNG has no date range (time_range is day, week, month or year): filtered our side by publish date"
+  }
+  const p: Record<string, string> = { q: siteKeywords(query, "SearXNG", QUERY_LIMITS, applied, why), format: "json", pageno: "1", categories: category }
   if (typeof query.freshness === "string") {
     p.time_range = query.freshness
     applied.add("freshness")
@@ -32,10 +39,7 @@ const params = (query: SearchQuery, category: "general" | "images") => {
   }
   return {
     params: p,
-    unapplied: unappliedOptions(query, applied, {
-      region: "SearXNG takes a region only with a language (language=en-US)",
-      freshness: "SearXNG has no date range (time_range is day, week, month or year): filtered our side by publish date"
-    })
+    unapplied: unappliedOptions(query, applied, why)
   }
 }
 

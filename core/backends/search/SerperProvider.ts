@@ -1,7 +1,8 @@
 /**
  * Serper (Google results): POST /search and /images with {q, num, gl, hl, tbs} and the
  * key in X-API-KEY. `organic[]` has the seed's own shape; `date` is written ("Jan 15,
- * 2024") or relative ("3 days ago"). Serper has no safe-search parameter.
+ * 2024") or relative ("3 days ago"). Serper has no safe-search parameter. Domains go as
+ * `site:` words within Google's 2048 characters and 32 words.
  */
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
@@ -9,13 +10,16 @@ import type { ProviderOption, SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { ImageResult } from "../../search/SearchResult.ts"
 import { endpoint, field, makeProviderHttp, organicHits, type ProviderConfig, str } from "./ProviderHttp.ts"
-import { forImages, unappliedOptions, usDate } from "./ProviderOptions.ts"
+import { forImages, siteKeywords, unappliedOptions, usDate } from "./ProviderOptions.ts"
 
 const QDR = { day: "qdr:d", week: "qdr:w", month: "qdr:m", year: "qdr:y" } as const
+/** What Google reads of a query. */
+const QUERY_LIMITS = { maxChars: 2048, maxWords: 32 }
 
 const body = (query: SearchQuery) => {
-  const b: Record<string, unknown> = { q: query.keywords, num: Math.min(query.num, 100) }
   const applied = new Set<ProviderOption>()
+  const why: Partial<Record<ProviderOption, string>> = { safeSearch: "Serper has no safe-search parameter" }
+  const b: Record<string, unknown> = { q: siteKeywords(query, "Serper", QUERY_LIMITS, applied, why), num: Math.min(query.num, 100) }
   if (query.freshness !== undefined) {
     b.tbs = typeof query.freshness === "string"
       ? QDR[query.freshness]
@@ -30,7 +34,7 @@ const body = (query: SearchQuery) => {
     b.gl = query.region.toLowerCase()
     applied.add("region")
   }
-  return { body: b, unapplied: unappliedOptions(query, applied, { safeSearch: "Serper has no safe-search parameter" }) }
+  return { body: b, unapplied: unappliedOptions(query, applied, why) }
 }
 
 export const make = (config: ProviderConfig) =>
@@ -51,7 +55,7 @@ export const make = (config: ProviderConfig) =>
           const organic = field(answer, "organic")
           if (!Array.isArray(organic)) return yield* Effect.fail(http.fail("bad_response", "the answer has no organic array"))
           const now = yield* Clock.currentTimeMillis
-return { hits: organicHits(organic, now, query.num), unapplied }
+          return { hits: organicHits(organic, now, query.num), unapplied }
         }),
       image: (query) =>
         Effect.gen(function*() {

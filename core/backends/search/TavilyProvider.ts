@@ -3,7 +3,8 @@
  * `Authorization: Bearer tvly-...`. Errors come as {detail: {error}}; 432/433 are plan and
  * pay-as-you-go limits (treated as rate_limited). Its images have no source page, so it
  * offers no image search here. It takes countries by name and has no language or
- * safe-search parameter: those options are reported as ignored.
+ * safe-search parameter: those options are reported as ignored. Domains go as its
+ * include_domains and exclude_domains.
  */
 import { Clock, Effect, Redacted } from "effect"
 import { HttpClientRequest } from "effect/http"
@@ -12,7 +13,7 @@ import type { ProviderOption, SearchQuery } from "../../search/SearchQuery.ts"
 import type { SearchProvider } from "../../search/SearchProvider.ts"
 import type { WebHit } from "../../search/SearchResult.ts"
 import { endpoint, field, makeProviderHttp, type ProviderConfig, str } from "./ProviderHttp.ts"
-import { unappliedOptions } from "./ProviderOptions.ts"
+import { domainParams, unappliedOptions } from "./ProviderOptions.ts"
 
 const body = (query: SearchQuery) => {
   const b: Record<string, unknown> = { query: query.keywords, max_results: Math.min(query.num, 20), topic: "general" }
@@ -25,9 +26,14 @@ const body = (query: SearchQuery) => {
     }
     applied.add("freshness")
   }
+  const why: Partial<Record<ProviderOption, string>> = {}
+  const domains = domainParams(query, "Tavily", applied, why)
+  if (domains.include !== undefined) b.include_domains = domains.include
+  if (domains.exclude !== undefined) b.exclude_domains = domains.exclude
   return {
     body: b,
     unapplied: unappliedOptions(query, applied, {
+      ...why,
       language: "Tavily has no language parameter",
       region: "Tavily takes country names, not codes; not mapped",
       safeSearch: "Tavily has no safe-search parameter"

@@ -3,7 +3,7 @@
  * TextEmbedder and Reranker clients (keys read from the environment variables they name), and
  * the engine's WebSearch made hybrid. The snapshot's vectors are checked when the server
  * starts: vectors of another model or dimension stop the start with a message naming the
- * setting; a snapshot without vectors is served by BM25 alone, with a warning.
+ * setting at odds with them; a snapshot without vectors is served by BM25 alone, with a warning.
  */
 import { Config, Effect, Layer, Option, type Redacted } from "effect"
 import type { HttpClient } from "effect/http"
@@ -101,7 +101,7 @@ export const hybridWebSearch = (search: SearchFile): Layer.Layer<WebSearch, Sett
       const config = search?.embeddings
       if (config !== undefined && vectors !== undefined) {
         const problem = vectorsMismatch(vectors, { model: config.model, dimensions: config.dimensions })
-        if (problem !== undefined) return yield* new SettingsError({ setting: "search.embeddings.model", message: problem })
+        if (problem !== undefined) return yield* new SettingsError(problem)
         yield* Effect.logInfo(`search: hybrid retrieval over ${vectors.count} passage vectors of ${vectors.meta.model} (${vectors.dimensions} dimensions)`)
       } else if (config !== undefined) {
         yield* Effect.logWarning("search.embeddings: the snapshot has no vectors, so searches use BM25 alone; run `periscope index` to embed its pages")

@@ -106,7 +106,7 @@ const make = (settings: HybridSearchSettings): Effect.Effect<WebSearch["Service"
           index: snapshot,
           problem: vectors === undefined
             ? "hybrid retrieval skipped, BM25 results only: the index has no vectors; run `periscope index` with search.embeddings configured"
-            : prefixed(vectorsMismatch(vectors, expected))
+            : prefixed(vectorsMismatch(vectors, expected)?.message)
         }
       }
       return checked.problem

@@ -108,16 +108,22 @@ export interface ExpectedVectors {
   readonly dimensions?: number | undefined
 }
 
-/** Why `vectors` cannot serve a server configured for `expected`, or undefined when they can. */
-export const vectorsMismatch = (vectors: PassageVectors, expected: ExpectedVectors): string | undefined => {
+/** Why `vectors` cannot serve a server configured for `expected` (and the setting at odds with them), or undefined when they can. */
+export const vectorsMismatch = (vectors: PassageVectors, expected: ExpectedVectors): { readonly setting: string; readonly message: string } | undefined => {
   const { model, dimensions } = vectors.meta
   if (model !== expected.model) {
-    return `the snapshot's vectors were made by the model ${JSON.stringify(model)}, but search.embeddings.model is ${JSON.stringify(expected.model)}; ` +
-      "set the model they were made with, or run `periscope index` again to embed the pages with this one"
+    return {
+      setting: "search.embeddings.model",
+      message: `the snapshot's vectors were made by the model ${JSON.stringify(model)}, but search.embeddings.model is ${JSON.stringify(expected.model)}; ` +
+        "set the model they were made with, or run `periscope index` again to embed the pages with this one"
+    }
   }
   if (expected.dimensions !== undefined && dimensions !== expected.dimensions) {
-    return `the snapshot's vectors have ${dimensions} dimensions, but search.embeddings.dimensions is ${expected.dimensions}; ` +
-      "run `periscope index` again to embed the pages with these settings"
+    return {
+      setting: "search.embeddings.dimensions",
+      message: `the snapshot's vectors have ${dimensions} dimensions, but search.embeddings.dimensions is ${expected.dimensions}; ` +
+        "run `periscope index` again to embed the pages with these settings"
+    }
   }
   return undefined
 }

@@ -21,6 +21,7 @@
  */
 import { Cause, Clock, Context, Effect, Exit, Layer, Option, Schema } from "effect"
 import { ResultCache } from "../store/ResultCache.ts"
+import { collectNotes } from "./RetrievalNotes.ts"
 import { type DomainFilter, domainFilterOf, passesDomainFilter, withSiteWords } from "./DomainFilter.ts"
 import { type Fused, fuseImages, fuseWeb, type RankedList } from "./Fusion.ts"
 import { ImageSearch } from "./ImageSearch.ts"
@@ -137,8 +138,8 @@ const localProvider = (web: WebSearch["Service"], images: ImageSearch["Service"]
     kind: "local",
     images: true,
     web: (query) =>
-      web.search(localQuery(query)).pipe(
-        Effect.map((data): ProviderAnswer<WebHit> => ({ hits: data.organic, unapplied: unapplied(query) })),
+      collectNotes(web.search(localQuery(query))).pipe(
+        Effect.map(([data, notes]): ProviderAnswer<WebHit> => ({ hits: data.organic, unapplied: unapplied(query), notes })),
         Effect.mapError(failure)
       ),
     image: (query) =>
@@ -270,7 +271,7 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
           const unapplied = answer.unapplied.map((u) => ({ source: provider.name, ...u }))
           const hits = filterByDomains(filterByFreshness(answer, query, now), domainFilterOf(query))
           return {
-            report: { ...base, status: "ok", ms, results: hits.length },
+            report: { ...base, status: "ok", ms, results: hits.length, ...(answer.notes !== undefined && answer.notes.length > 0 ? { notes: answer.notes } : {}) },
             list: { source: provider.name, weight: source.weight, hits },
             unapplied
           }

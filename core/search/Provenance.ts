@@ -25,6 +25,8 @@ export interface SourceReport {
   }
   /** When a suspended source will be tried again (ISO timestamp). */
   readonly suspendedUntil?: string
+  /** How the source answered, when it said (the local engine: BM25 alone because the embedding server was down). */
+  readonly notes?: ReadonlyArray<string>
 }
 
 export interface ResultReport {

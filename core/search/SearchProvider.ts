@@ -48,6 +48,8 @@ export interface UnappliedOption {
 export interface ProviderAnswer<A> {
   readonly hits: ReadonlyArray<A>
   readonly unapplied: ReadonlyArray<UnappliedOption>
+  /** How the source answered, when it says (the local engine: hybrid retrieval's fallbacks, RetrievalNotes). */
+  readonly notes?: ReadonlyArray<string> | undefined
 }
 
 export interface SearchProvider {

@@ -173,8 +173,8 @@ describe("vectors in the snapshot", () => {
     const vectors = embedAll(base()).parts.vectors!
     expect(vectorsMismatch(vectors, { model: "stand-in" })).toBeUndefined()
     expect(vectorsMismatch(vectors, { model: "stand-in", dimensions: 64 })).toBeUndefined()
-    expect(vectorsMismatch(vectors, { model: "other-model" })).toMatch(/made by the model "stand-in", but search.embeddings.model is "other-model"/)
-    expect(vectorsMismatch(vectors, { model: "stand-in", dimensions: 768 })).toMatch(/have 64 dimensions, but search.embeddings.dimensions is 768/)
+    expect(vectorsMismatch(vectors, { model: "other-model" })?.message).toMatch(/made by the model "stand-in", but search.embeddings.model is "other-model"/)
+    expect(vectorsMismatch(vectors, { model: "stand-in", dimensions: 768 })?.message).toMatch(/have 64 dimensions, but search.embeddings.dimensions is 768/)
   })
 })
 

@@ -69,14 +69,14 @@ const fnv = (text: string): number => {
 
 /** The stand-in's vector of a text. */
 export const standInVector = (text: string, dimensions: number, concepts: Record<string, string> = {}): Array<number> => {
-  const out = new Array<number>(dimensions).fill(0)
+  const out: Array<number> = new Array<number>(dimensions).fill(0)
   for (const word of words(text)) {
     const token = concepts[word] ?? word
     const h = fnv(token)
     out[h % dimensions]! += h & 0x80000000 ? -1 : 1
   }
   // A text without words still gets a direction, not a zero vector.
-  if (out.every((x) => x === 0)) out[fnv(text) % dimensions] = 1
+  if (!out.some((x) => x !== 0)) out[fnv(text) % dimensions] = 1
   const norm = Math.sqrt(out.reduce((s, x) => s + x * x, 0))
   return out.map((x) => x / norm)
 }

@@ -8,6 +8,7 @@
  */
 import { Schema } from "effect"
 import { ruledNumber, ruledPattern, ruledString } from "../schema/Rules.ts"
+import { DomainName, FRESHNESS_WINDOWS } from "../search/SearchQuery.ts"
 
 export const MAX_TOOLS = 128
 export const MAX_STOP = 16
@@ -182,24 +183,64 @@ export const SEARCH_CONTEXT_SIZES = ["low", "medium", "high"] as const
 export type SearchContextSize = typeof SEARCH_CONTEXT_SIZES[number]
 
 const locationText = optionalKey(ruledString("must be a string"))
-/** OpenAI's `web_search_options`: how much to retrieve, and where the user is (passed to the model as context). */
+
+/** Sources a grounded request may ask for (web_search_options.max_results, the web plugin's max_results). */
+export const MAX_GROUNDING_RESULTS = 20
+/** Domains a grounded request may keep its search to (OpenAI's bound). */
+export const MAX_ALLOWED_DOMAINS = 20
+
+const maxResultsRule = `must be an integer from 1 to ${MAX_GROUNDING_RESULTS}`
+const MaxResults = ruledNumber(maxResultsRule, { integer: true, min: 1, max: MAX_GROUNDING_RESULTS })
+const allowedRule = `must be an array of at most ${MAX_ALLOWED_DOMAINS} domain names, or null`
+const recencyRule = "must be day, week, month or year"
+
+/**
+ * OpenAI's `web_search_options`: how much to retrieve and where the user is (passed to the model
+ * as context); `filters.allowed_domains` (OpenAI's shape) keeps the search to those sites and
+ * their subdomains; `search_recency_filter` (Perplexity's name) to pages of the last day, week,
+ * month or year; `max_results`, how many sources the model is given.
+ */
 export const WebSearchOptions = Schema.Struct({
   search_context_size: optionalKey(Schema.Literals(SEARCH_CONTEXT_SIZES).annotate({ message: "must be low, medium or high" })),
   user_location: optionalKey(Schema.NullOr(Schema.Struct({
     type: Schema.Literal("approximate").annotate({ message: "must be \"approximate\"" }),
     approximate: Schema.Struct({ city: locationText, country: locationText, region: locationText, timezone: locationText })
       .annotate({ message: "must be an object {city?, country?, region?, timezone?}" })
-  }).annotate({ message: "must be an object {type:\"approximate\", approximate:{city?, country?, region?, timezone?}}" })))
-}).annotate({ message: "must be an object {search_context_size?, user_location?}" })
+  }).annotate({ message: "must be an object {type:\"approximate\", approximate:{city?, country?, region?, timezone?}}" }))),
+  filters: optionalKey(Schema.NullOr(Schema.Struct({
+    allowed_domains: optionalKey(Schema.NullOr(
+      Schema.Array(DomainName).annotate({ message: allowedRule }).check(Schema.isMaxLength(MAX_ALLOWED_DOMAINS, { message: allowedRule }))
+    ))
+  }).annotate({ message: "must be an object {allowed_domains} or null" }))),
+  search_recency_filter: optionalKey(Schema.Literals(FRESHNESS_WINDOWS).annotate({ message: recencyRule })),
+  max_results: optionalKey(MaxResults)
+}).annotate({ message: "must be an object {search_context_size?, user_location?, filters?, search_recency_filter?, max_results?}" })
 export type WebSearchOptions = typeof WebSearchOptions.Type
 
+const engineRule = "must be native or the name of a search source of this server (letters, digits, _ or -, at most 32)"
+const promptRule = "must be a string of at most 4000 characters"
+/** OpenRouter's web plugin: grounds the request like web_search_options. */
+const WebPlugin = Schema.Struct({
+  id: Schema.Literal("web").annotate({ message: "must be \"web\" (the one plugin this server runs)" }),
+  max_results: optionalKey(MaxResults),
+  search_prompt: optionalKey(ruledString(promptRule).check(Schema.isMaxLength(4000, { message: promptRule }))),
+  engine: optionalKey(ruledString(engineRule).check(ruledPattern(/^[A-Za-z0-9_-]{1,32}$/, engineRule)))
+}).annotate({ message: "must be a plugin object {id:\"web\", max_results?, search_prompt?, engine?}" })
+const pluginsRule = "must be an array of at most 8 plugins"
+const Plugins = Schema.Array(WebPlugin).annotate({ message: pluginsRule }).check(Schema.isMaxLength(8, { message: pluginsRule }))
+
 /**
- * What grounding is asked for: the wire's web_search_options, and the domains its search is
- * kept to, which a wire with such a filter sets (the Responses API's filters.allowed_domains).
+ * What grounding is asked for: the wire's web_search_options (OpenRouter's web plugin folded in),
+ * and the domains its search is kept to, which a wire with such a filter sets (the Responses
+ * API's filters.allowed_domains, Tavily's include_domains).
  */
 export interface GroundingOptions extends WebSearchOptions {
-  /** Lower-case host names; a source must be on one of them or a subdomain. Absent or empty: any. */
+  /** Host names; a source must be on one of them or a subdomain (with filters.allowed_domains: on either list). Absent or empty: any. */
   readonly allowed_domains?: ReadonlyArray<string>
+  /** The text that introduces the sources to the model in place of ours (the web plugin's search_prompt). */
+  readonly search_prompt?: string
+  /** The source to search (the web plugin's engine): a configured source's name; native or absent: every source. */
+  readonly engine?: string
 }
 
 const ToolChoice = Schema.Union([
@@ -271,7 +312,9 @@ export const ChatCompletionRequest = Schema.Struct({
   parallel_tool_calls: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   seed: optionalKey(ruledNumber("must be an integer", { integer: true })),
   user: optionalKey(ruledString("must be a string")),
-  web_search_options: optionalKey(WebSearchOptions)
+  web_search_options: optionalKey(WebSearchOptions),
+  /** OpenRouter's plugins: `{id: "web"}` grounds the request as web_search_options does. */
+  plugins: optionalKey(Plugins)
 }).annotate({ identifier: "ChatCompletionRequest", message: "must be a JSON object with messages and model" }).check(
   Schema.makeFilter((r) => {
     const choice = r.tool_choice
@@ -309,7 +352,9 @@ export interface GroundingInput {
  * resolved, one `max_tokens` (max_completion_tokens folded in), and only the
  * client's function tools in `tools` (server tools are in `serverTools`).
  */
-export interface ChatRequest extends Omit<ChatCompletionRequest, "messages" | "model" | "max_tokens" | "max_completion_tokens" | "tools" | DefaultedField | "stream" | "web_search_options"> {
+export interface ChatRequest
+  extends Omit<ChatCompletionRequest, "messages" | "model" | "max_tokens" | "max_completion_tokens" | "tools" | DefaultedField | "stream" | "web_search_options" | "plugins">
+{
   readonly messages: ReadonlyArray<ChatMessage>
   readonly model: string
   readonly max_tokens: number
@@ -347,9 +392,11 @@ export const defaultedFieldsOf = (body: unknown): ReadonlyArray<DefaultedField> 
 
 /** `sent`: the body as the client sent it (before decoding), to tell the spec's defaults from the client's values. */
 export const toChatRequest = (body: ChatCompletionRequest, model: string, sent?: unknown): ChatRequest => {
-  const { max_completion_tokens, max_tokens, model: _model, tools, messages, stop, ...rest } = body
+  const { max_completion_tokens, max_tokens, model: _model, tools, messages, stop, plugins, web_search_options, ...rest } = body
+  const grounding = groundingOptionsOf(web_search_options, plugins)
   const request: ChatRequest = {
     ...rest,
+    ...(grounding === undefined ? {} : { web_search_options: grounding }),
     messages: normalizeMessages(messages),
     model,
     // The spec's defaults for what the client left out (defaultedFieldsOf says which those were).
@@ -372,6 +419,21 @@ export const toChatRequest = (body: ChatCompletionRequest, model: string, sent?:
     else if (!server.includes(type)) server.push(type)
   }
   return { ...request, ...(functions.length > 0 || server.length === 0 ? { tools: functions } : {}), ...(server.length > 0 ? { serverTools: server } : {}) }
+}
+
+/** web_search_options with OpenRouter's web plugin folded in (its max_results where the options give none); undefined when neither asks to ground. */
+const groundingOptionsOf = (
+  options: WebSearchOptions | undefined,
+  plugins: ReadonlyArray<typeof WebPlugin.Type> | undefined
+): GroundingOptions | undefined => {
+  const web = plugins?.find((p) => p.id === "web")
+  if (web === undefined) return options
+  return {
+    ...options,
+    ...(options?.max_results === undefined && web.max_results !== undefined ? { max_results: web.max_results } : {}),
+    ...(web.search_prompt === undefined ? {} : { search_prompt: web.search_prompt }),
+    ...(web.engine === undefined ? {} : { engine: web.engine })
+  }
 }
 
 /** The text of a message's content: parts joined, images left out. */

@@ -39,13 +39,24 @@ const fromJobError = (judge: Judge, error: JobError): Effect.Effect<Judgement, C
   }
 }
 
-/** One text judged: here when it is small (or over the size bound, which needs no parsing), as a job otherwise. */
+/**
+ * Regex steps one check may take here (the text's length times the schema's pattern work): a
+ * few milliseconds. A short text under large patterns goes to a job like a long one.
+ */
+const INLINE_REGEX_STEPS = 4_000_000
+
+/** Whether a text is judged here: small, with regex work to match, or over the size bound (which needs no parsing). */
+const judgedHere = (checks: Checks, judge: Judge, text: string): boolean => {
+  const limits = checks.limits
+  if (utf8BytesOver(text, limits.maxArgumentBytes) !== undefined) return true
+  return utf8BytesOver(text, limits.jobThresholdBytes - 1) === undefined && text.length * judge.patternWork <= INLINE_REGEX_STEPS
+}
+
+/** One text judged: here when it is small, as a job otherwise. */
 const judgeText = (checks: Checks, judge: Judge, text: string, repair: boolean): Judged => {
   const jobs = checks.jobs
   const limits = checks.limits
-  if (jobs === undefined || utf8BytesOver(text, limits.jobThresholdBytes - 1) === undefined || utf8BytesOver(text, limits.maxArgumentBytes) !== undefined) {
-    return judge.judge(text, repair)
-  }
+  if (jobs === undefined || judgedHere(checks, judge, text)) return judge.judge(text, repair)
   return Effect.catch(
     jobs.run(judgeJob, { target: judge.target, text, limits: judge.limits, repair }, { deadlineMs: limits.jobDeadlineMs }),
     (error) => fromJobError(judge, error)

@@ -2,14 +2,16 @@
  * The `format` checks of @cfworker/json-schema, bounded. Its `url` regex
  * backtracks exponentially on a long host name (`http://aaaa…!`), so it is
  * rewritten without lookaheads and run on RE2, accepting the same strings.
- * `regex` compiles the model's string on RE2 (as patterns are), up to a
- * length whose compile stays cheap. Formats with a longest possible value
+ * `regex` compiles the model's string on RE2 (as patterns are), within the
+ * length and size (PatternSize) whose compile stays cheap. Formats with a longest possible value
  * (a date, an address, a UUID) refuse a longer string before their regex
  * runs; the rest are linear already. The library reads its exported
  * `format` table at validation time, which is how these take its place.
  */
 import { format as libraryFormats } from "@cfworker/json-schema"
 import { RE2JS } from "re2js"
+import { MAX_PATTERN_SIZE, patternSize } from "./PatternSize.ts"
+import { findInSchema } from "./SchemaWalk.ts"
 
 /** Characters of a `format: "regex"` string that are compiled; longer ones do not match the format. */
 export const MAX_REGEX_FORMAT_CHARS = 1000
@@ -43,7 +45,7 @@ const Z_ANCHOR = /[^\\]\\Z/
 
 /** Whether a string compiles as a linear-time regular expression; not cached, the string is the model's. */
 const isLinearRegex = (text: string): boolean => {
-  if (text.length > MAX_REGEX_FORMAT_CHARS || Z_ANCHOR.test(text)) return false
+  if (text.length > MAX_REGEX_FORMAT_CHARS || Z_ANCHOR.test(text) || patternSize(text) > MAX_PATTERN_SIZE) return false
   try {
     RE2JS.compile(RE2JS.translateRegExp(text))
     return true
@@ -78,20 +80,13 @@ const originals: Readonly<Record<string, FormatCheck>> = Object.fromEntries(Obje
 /** Every format as a validation sees it: the library's, with the bounded ones in their place. */
 export const boundedFormats: Readonly<Record<string, FormatCheck>> = { ...library, ...overrides }
 
-/**
- * The replaced formats a schema names (found where the library looks for
- * schemas: `eachSubschema`), so that a validation swaps only those, and a
- * schema that names none pays nothing.
- */
-export const boundedFormatsOf = (schema: unknown, eachSubschema: (node: Record<string, unknown>, visit: (sub: unknown) => void) => void): ReadonlyArray<string> => {
+/** The replaced formats a schema names (where the library looks for schemas), so that a validation swaps only those. */
+export const boundedFormatsOf = (schema: unknown): ReadonlyArray<string> => {
   const names = new Set<string>()
-  const visit = (node: unknown): void => {
-    if (typeof node !== "object" || node === null || Array.isArray(node)) return
-    const format = (node as Record<string, unknown>).format
-    if (typeof format === "string" && Object.hasOwn(overrides, format)) names.add(format)
-    eachSubschema(node as Record<string, unknown>, visit)
-  }
-  visit(schema)
+  findInSchema(schema, (node) => {
+    if (typeof node.format === "string" && Object.hasOwn(overrides, node.format)) names.add(node.format)
+    return undefined
+  })
   return [...names]
 }
 

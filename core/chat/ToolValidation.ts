@@ -12,9 +12,11 @@
 import { dereference, type OutputUnit, validate } from "@cfworker/json-schema"
 import { jsonrepair } from "jsonrepair"
 import type { ResponseFormat, ToolCall, ToolDefinition } from "./ChatRequest.ts"
-import { checkJsonSchema, describeSchemaProblem, draftOf, withLinearRegExp } from "./JsonSchemaCheck.ts"
+import { checkJsonSchema, describeSchemaProblem, draftOf, type SchemaProblem, withLinearRegExp } from "./JsonSchemaCheck.ts"
+import { type PatternBudget, patternSizeProblem, patternWork, requestPatternBudget } from "./PatternSize.ts"
 import { boundedFormatsOf, withBoundedFormats } from "./SchemaFormats.ts"
-import { eachSubschema, PAIRWISE_TEXT, UniqueItemsGuard } from "./UniqueItems.ts"
+import { findInSchema, isSchemaNode, type SchemaNode } from "./SchemaWalk.ts"
+import { PAIRWISE_TEXT, UniqueItemsGuard } from "./UniqueItems.ts"
 import { defaultValidationLimits, jsonExtent, limitSetting, maximumValidationLimits, utf8BytesOver, type ValidationLimits } from "./ValidationLimits.ts"
 
 export type Verdict =
@@ -48,13 +50,18 @@ class CompiledSchema {
   readonly formats: ReadonlyArray<string>
   /** Whether it holds regexes the library builds with the global RegExp (pattern, patternProperties). */
   readonly patterns: boolean
+  /** Regex steps per character of a value, at most (PatternSize.patternWork). */
+  readonly patternWork: number
 
   constructor(schema: unknown) {
     this.schema = schema
     this.draft = draftOf(schema) ?? "2020-12"
     this.lookup = dereference(schema as never)
-    this.formats = boundedFormatsOf(schema, eachSubschema)
-    this.patterns = holdsPatterns(schema)
+    this.formats = boundedFormatsOf(schema)
+    const nodes: Array<SchemaNode> = []
+    findInSchema(schema, (node) => void nodes.push(node))
+    this.patterns = nodes.some((node) => node.pattern !== undefined || node.patternProperties !== undefined)
+    this.patternWork = patternWork(nodes)
     const guarded = UniqueItemsGuard.of(schema, this.draft)
     this.unique = guarded === undefined ? undefined : { ...guarded, lookup: dereference(guarded.stripped as never) }
   }
@@ -87,17 +94,6 @@ class CompiledSchema {
   }
 }
 
-const holdsPatterns = (schema: unknown): boolean => {
-  let found = false
-  const visit = (node: unknown): void => {
-    if (found || typeof node !== "object" || node === null || Array.isArray(node)) return
-    if ((node as Record<string, unknown>).pattern !== undefined || (node as Record<string, unknown>).patternProperties !== undefined) found = true
-    else eachSubschema(node as Record<string, unknown>, visit)
-  }
-  visit(schema)
-  return found
-}
-
 const compile = (schema: Record<string, unknown> | undefined): CompiledSchema => new CompiledSchema(schema ?? { type: "object" })
 
 /** A schema's place in the request (the 400's `param`) and what is wrong with it. */
@@ -115,9 +111,29 @@ const extentProblem = (schema: unknown, limits: ValidationLimits): string | unde
     : `must be nested at most ${limits.maxSchemaDepth} levels deep as JSON (${limitSetting("maxSchemaDepth")}), got ${extent.found} or more`
 }
 
-const problemAt = (param: string, schema: unknown, limits: ValidationLimits): RequestSchemaProblem | undefined => {
+const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1")
+
+/** The first regex of a schema too large to compile (PatternSize), charged to the request's budget; before any is compiled. */
+const costlyPattern = (schema: unknown, budget: PatternBudget): SchemaProblem | undefined =>
+  findInSchema(schema, (node, pointer) => {
+    if (typeof node.pattern === "string") {
+      const rule = patternSizeProblem(node.pattern, budget)
+      if (rule !== undefined) return { pointer: `${pointer}/pattern`, rule, value: node.pattern }
+    }
+    if (isSchemaNode(node.patternProperties)) {
+      for (const name in node.patternProperties) {
+        const rule = patternSizeProblem(name, budget)
+        if (rule !== undefined) return { pointer: `${pointer}/patternProperties/${escapePointer(name)}`, rule: `(the property name pattern) ${rule}`, value: name }
+      }
+    }
+    return undefined
+  })
+
+const problemAt = (param: string, schema: unknown, limits: ValidationLimits, budget: PatternBudget): RequestSchemaProblem | undefined => {
   const tooLarge = extentProblem(schema, limits)
   if (tooLarge !== undefined) return { param, message: `${param}: ${tooLarge}` }
+  const costly = costlyPattern(schema, budget)
+  if (costly !== undefined) return { param, message: `${param}: must be a valid JSON Schema: ${describeSchemaProblem(costly)}` }
   // The size check bounds the nesting as JSON, which is at least the nesting of schemas.
   const problem = checkJsonSchema(schema, limits.maxSchemaDepth)
   if (problem !== undefined) return { param, message: `${param}: must be a valid JSON Schema: ${describeSchemaProblem(problem)}` }
@@ -152,19 +168,29 @@ const firstSchemaProblem = (request: SchemaHolder, check: (param: string, schema
 /**
  * The first tool `parameters` or `response_format` schema of a request that
  * cannot be evaluated (too large or too deep, invalid, an unsupported draft,
- * a regex RE2 refuses), checked when the request arrives rather than when
+ * a regex RE2 refuses or that expands past its size, alone or with the
+ * request's others), checked when the request arrives rather than when
  * the model answers. Without `limits`, the most the settings allow: the
  * gateway holds the request to the configured ones (schemaBoundProblem).
  */
-export const requestSchemaProblem = (request: SchemaHolder, limits: ValidationLimits = maximumValidationLimits): RequestSchemaProblem | undefined =>
-  firstSchemaProblem(request, (param, schema) => problemAt(param, schema, limits))
+export const requestSchemaProblem = (request: SchemaHolder, limits: ValidationLimits = maximumValidationLimits): RequestSchemaProblem | undefined => {
+  const budget = requestPatternBudget()
+  return firstSchemaProblem(request, (param, schema) => problemAt(param, schema, limits, budget))
+}
 
-/** The first request schema over the size or depth bound; cheap, for a request whose schemas were checked on arrival. */
-export const schemaBoundProblem = (request: SchemaHolder, limits: ValidationLimits): RequestSchemaProblem | undefined =>
-  firstSchemaProblem(request, (param, schema) => {
+/**
+ * The first request schema over the size or depth bound, or with regexes too large to compile:
+ * cheap (nothing is compiled), for a request whose schemas were checked on arrival.
+ */
+export const schemaBoundProblem = (request: SchemaHolder, limits: ValidationLimits): RequestSchemaProblem | undefined => {
+  const budget = requestPatternBudget()
+  return firstSchemaProblem(request, (param, schema) => {
     const tooLarge = extentProblem(schema, limits)
-    return tooLarge === undefined ? undefined : { param, message: `${param}: ${tooLarge}` }
+    if (tooLarge !== undefined) return { param, message: `${param}: ${tooLarge}` }
+    const costly = costlyPattern(schema, budget)
+    return costly === undefined ? undefined : { param, message: `${param}: must be a valid JSON Schema: ${describeSchemaProblem(costly)}` }
   })
+}
 
 /** `what` (arguments, content) over the size bound, as a verdict's error. */
 const sizeProblem = (what: string, text: string, limits: ValidationLimits): string | undefined => {
@@ -237,6 +263,8 @@ export class Judge {
   readonly limits: ValidationLimits
   /** How errors name the text: arguments or content. */
   readonly what: "arguments" | "content"
+  /** Regex steps per character of a text, at most (where that work runs: OutputAssessment). */
+  readonly patternWork: number
   private readonly schema: CompiledSchema | undefined
 
   constructor(target: Target, limits: ValidationLimits) {
@@ -244,6 +272,7 @@ export class Judge {
     this.limits = limits
     this.what = target.kind === "tool" ? "arguments" : "content"
     this.schema = target.kind === "json_object" ? undefined : compileSafely(target.schema ?? (target.kind === "tool" ? undefined : {}))
+    this.patternWork = this.schema?.patternWork ?? 0
   }
 
   /**

@@ -12,6 +12,7 @@
  */
 import { dereference, ignoredKeyword, type OutputUnit, schemaArrayKeyword, schemaMapKeyword } from "@cfworker/json-schema"
 import { compileLinear } from "./JsonSchemaCheck.ts"
+import { findInSchema, isSchemaNode as isObject, type SchemaNode as Node } from "./SchemaWalk.ts"
 
 /** Item comparisons the library's pairwise check may make (an array's length times its size). */
 const PAIRWISE_BUDGET = 4_000_000
@@ -23,7 +24,6 @@ const PAIRWISE_BUDGET = 4_000_000
  */
 export const PAIRWISE_TEXT = 1024
 
-type Node = Record<string, unknown>
 type Lookup = Record<string, unknown>
 
 /** What the pass found, and so which schema validates. */
@@ -37,44 +37,12 @@ export type UniqueOutcome =
   /** An array is over a bound: the value is refused with this error. */
   | { readonly kind: "refused"; readonly error: string }
 
-const isObject = (value: unknown): value is Node => typeof value === "object" && value !== null && !Array.isArray(value)
-
-/** Calls `visit` on each subschema of a schema node, as the library's dereference walks them. */
-export const eachSubschema = (node: Node, visit: (sub: unknown, key: string) => unknown): void => {
-  for (const key in node) {
-    if ((ignoredKeyword as Record<string, boolean>)[key]) continue
-    const sub = node[key]
-    if (Array.isArray(sub)) {
-      if ((schemaArrayKeyword as Record<string, boolean>)[key]) for (const item of sub) visit(item, key)
-    } else if ((schemaMapKeyword as Record<string, boolean>)[key]) {
-      if (isObject(sub)) for (const name in sub) visit(sub[name], key)
-    } else visit(sub, key)
-  }
-}
-
-/** Whether any schema node reachable the way the library reaches them holds a truthy `uniqueItems`. */
-export const holdsUniqueItems = (schema: unknown): boolean => {
-  let found = false
-  const visit = (node: unknown): void => {
-    if (found || !isObject(node)) return
-    if (node.uniqueItems) found = true
-    else eachSubschema(node, visit)
-  }
-  visit(schema)
-  return found
-}
+/** Whether any schema node the library reaches holds a truthy `uniqueItems`. */
+export const holdsUniqueItems = (schema: unknown): boolean => findInSchema(schema, (node) => (node.uniqueItems ? true : undefined)) === true
 
 /** Whether a schema refers to its parts ($ref, $recursiveRef), so that a walk along it can meet a node twice or loop. */
-const holdsRefs = (schema: unknown): boolean => {
-  let found = false
-  const visit = (node: unknown): void => {
-    if (found || !isObject(node)) return
-    if (node.$ref !== undefined || node.$recursiveRef !== undefined) found = true
-    else eachSubschema(node, visit)
-  }
-  visit(schema)
-  return found
-}
+const holdsRefs = (schema: unknown): boolean =>
+  findInSchema(schema, (node) => (node.$ref !== undefined || node.$recursiveRef !== undefined ? true : undefined)) === true
 
 /** A copy of the schema without `uniqueItems` (values the library never reads as schemas are shared). */
 export const withoutUniqueItems = (schema: unknown): unknown => {

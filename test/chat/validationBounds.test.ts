@@ -12,6 +12,7 @@ import { format as libraryFormats, Validator } from "@cfworker/json-schema"
 import { Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { validationPolicyOf } from "../../core/app/ChatStack.ts"
+import { patternSize } from "../../core/chat/PatternSize.ts"
 import { boundedFormats } from "../../core/chat/SchemaFormats.ts"
 import { contentJudge, requestSchemaProblem, ToolCatalog } from "../../core/chat/ToolValidation.ts"
 import { PAIRWISE_TEXT } from "../../core/chat/UniqueItems.ts"
@@ -229,6 +230,40 @@ describe("request schemas are bounded in size and depth", () => {
       message: "response_format.json_schema.schema: must be nested at most 64 levels deep as JSON (chat.validation.maxSchemaDepth), got 65 or more"
     })
     expect(requestSchemaProblem({ tools: [{ function: { parameters: deep(20) } }, { function: { parameters: wide(100) } }] }, defaultValidationLimits)).toBeUndefined()
+  })
+})
+
+describe("regexes in request schemas are bounded in size before anything is compiled", () => {
+  const patterned = (patterns: ReadonlyArray<string>) => ({ type: "object", properties: Object.fromEntries(patterns.map((pattern, i) => [`p${i}`, { type: "string", pattern }])) })
+
+  it("estimates RE2's program size from the text: counted repetitions spelled out", () => {
+    expect(patternSize("^[a-z0-9_-]{1,64}$")).toBeGreaterThanOrEqual(128)
+    expect(patternSize("^[a-z0-9_-]{1,64}$")).toBeLessThan(200)
+    expect(patternSize("[^a]{1,999}".repeat(5))).toBeGreaterThan(9_000)
+    expect(patternSize("^\\d{4}-\\d{2}-\\d{2}$")).toBeLessThan(30)
+  })
+
+  it("a pattern that expands past 5000 steps is a problem at its place", () => {
+    expect(requestSchemaProblem({ tools: [{ function: { parameters: patterned(["^[a-z]+$", "[^a]{1,999}".repeat(6)]) } }] })).toEqual({
+      param: "tools[0].function.parameters",
+      message: expect.stringMatching(/^tools\[0\]\.function\.parameters: must be a valid JSON Schema: \/properties\/p1\/pattern must expand to at most 5000 RE2 steps \(counted repetitions such as \{1,999\} are spelled out, each copy a step\); this one to about \d+, got /)
+    })
+  })
+
+  it("a request's patterns past 20000 steps in all, across its tools, are refused before any of them is compiled", () => {
+    // A hundred distinct patterns of about 2000 steps: compiling them took seconds.
+    const distinct = Array.from({ length: 100 }, (_, i) => `[^${String.fromCharCode(0x4e00 + i)}]{1,999}`)
+    const problem = requestSchemaProblem({ tools: [{ function: { parameters: patterned(distinct.slice(0, 5)) } }, { function: { parameters: patterned(distinct.slice(5)) } }] })
+    expect(problem?.param).toBe("tools[1].function.parameters")
+    expect(problem?.message).toMatch(/\/properties\/p\d+\/pattern takes the patterns of the request past 20000 RE2 steps in all/)
+    // A property-name pattern counts too, and so does a pattern only a $ref reaches.
+    expect(requestSchemaProblem({ tools: [{ function: { parameters: { patternProperties: { ["[^a]{1,999}".repeat(6)]: {} } } } }] })?.message).toMatch(/\/patternProperties\/.* \(the property name pattern\) must expand to at most 5000/)
+    expect(requestSchemaProblem({ tools: [{ function: { parameters: { $ref: "#/x-hidden", "x-hidden": { pattern: "[^a]{1,999}".repeat(6) } } } }] })?.message).toMatch(/\/x-hidden\/pattern must expand/)
+  })
+
+  it("format regex: a model's string that expands past the bound is not a regex here", () => {
+    expect(boundedFormats.regex!("[^a]{1,999}".repeat(6))).toBe(false)
+    expect(boundedFormats.regex!("[^a]{1,999}")).toBe(true)
   })
 })
 

@@ -4,7 +4,8 @@
  * stand-in: uniqueItems over 60,000 numbers, `format: "url"` on a
  * 40,000-character string under the retry policy, jsonrepair on 800 KB of
  * crafted arguments (refused by a bound, or repaired on a job thread and
- * ended at its deadline), and a client schema over the size bound. Each gets
+ * ended at its deadline), a client schema over the size bound, and one whose
+ * regexes would take seconds to compile. Each gets
  * its documented answer, and a steady stream of searches sent meanwhile all
  * succeed (each within a deadline, so a blocked event loop fails them).
  */
@@ -162,6 +163,15 @@ describe("hostile tool calls, answered while searches keep being answered", () =
     const outcome = await underSearchLoad(repairOnJobs, () => ask(repairOnJobs, "repair"))
     expect(outcome.status).toBe(502)
     expect(outcome.body.error.message).toContain("the arguments were not checked within 1000 ms (chat.validation.jobDeadlineMs)")
+    expectSearchesAnswered(outcome)
+  })
+
+  it("a 5 KB tool schema of a hundred distinct counted repetitions (seconds to compile): 400 before any is compiled", async () => {
+    const properties = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, { type: "string", pattern: `[^${String.fromCharCode(0x4e00 + i)}]{1,999}` }]))
+    const outcome = await underSearchLoad(defaults, () => ask(defaults, "unique", { type: "object", properties }))
+    expect(outcome.status).toBe(400)
+    expect(outcome.body.error.param).toBe("tools[0].function.parameters")
+    expect(outcome.body.error.message).toMatch(/pattern takes the patterns of the request past 20000 RE2 steps in all/)
     expectSearchesAnswered(outcome)
   })
 

@@ -6,7 +6,7 @@
  * the policy (the thread replaced, the next check answered), and a full job queue is the
  * server's 503, not the model's fault. Small output never leaves the thread.
  */
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer, Schedule } from "effect"
 import { describe, expect, it } from "vitest"
 import { nodeJobWorkersLayer } from "../../adapters/node/jobThreads.ts"
 import { ScriptedChat, type ScriptedReply } from "../../core/backends/ScriptedChat.ts"
@@ -90,6 +90,29 @@ describe("large output judged on job threads", () => {
     expect(failure.message).toContain("the arguments were not checked within 1000 ms (chat.validation.jobDeadlineMs)")
     expect(JSON.parse(argumentsOf(next)).xs).toHaveLength(50_000)
     expect(ticks).toBeGreaterThan(0)
+  })
+
+  it("a short text under large patterns goes to a job thread too (its regex work, not its size, decides)", async () => {
+    const heavy = { type: "object", properties: { s: { type: "string", pattern: "^[^a]{0,999}[^b]{0,999}$" } } }
+    const request = (name: string) =>
+      toChatRequest({ model: "m", messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: { name, parameters: name === "heavy" ? heavy : parameters } }] }, "m")
+    const crafted = `{"xs": [${"1 ".repeat(300_000)}]`
+    const policy: ValidationPolicy = { mode: "repair", retries: 0, limits: limits({ maxRepairBytes: 1024 * 1024, jobDeadlineMs: 3_000 }) }
+    const { result } = await withGateway({ f: crafted, heavy: JSON.stringify({ s: "x".repeat(1_500) }) }, policy, { ...threads, queue: 0 }, (gateway) =>
+      Effect.gen(function*() {
+        // The one thread taken by a check that runs to its deadline; then 1.5 KB under about 4000 steps a character.
+        const slow = yield* Effect.forkChild(Effect.flip(gateway.complete(request("f"))))
+        yield* Effect.sleep("300 millis")
+        const busy = yield* Effect.flip(gateway.complete(request("heavy")))
+        yield* Fiber.join(slow)
+        // Once the ended thread's replacement is up, the same call is judged there.
+        const afterwards = yield* gateway.complete(request("heavy")).pipe(
+          Effect.retry({ while: (e) => e.reason === "unavailable", schedule: Schedule.spaced("100 millis"), times: 50 })
+        )
+        return { busy, afterwards }
+      }))
+    expect(result.busy.reason).toBe("unavailable")
+    expect(JSON.parse(argumentsOf(result.afterwards)).s).toHaveLength(1_500)
   })
 
   it("a full job queue is the server's 503 with a time to retry, not an invalid output; small arguments never wait for a thread", async () => {

@@ -8,6 +8,7 @@
 import { Effect } from "effect"
 import { isAppShell } from "../ingest/AppShell.ts"
 import type { PageRenderer, RenderFailure } from "../ingest/crawl/PageRenderer.ts"
+import type { ReadablePage } from "../ingest/ReadablePage.ts"
 import { type RenderMode, WebFetchError } from "../search/WebFetch.ts"
 import type { CachedPage } from "../store/PageCache.ts"
 
@@ -27,17 +28,14 @@ export interface StaticRead {
   readonly page: CachedPage
 }
 
-/** Reads a body into a page, as the static read did. */
-export type ReadBody = (body: Uint8Array, contentType: string, url: string) => Effect.Effect<CachedPage, WebFetchError>
+/** Reads a body as the static read did. */
+export type ReadBody = (body: Uint8Array, contentType: string, url: string) => Effect.Effect<ReadablePage, WebFetchError>
 
 const HTML = /^\s*(?:text\/html|application\/xhtml\+xml)\s*(?:;|$)/i
 
 /** The message of `always` where no browser runs: what to install, and where. */
 export const RENDER_UNAVAILABLE = "rendering needs a headless Chromium, which this server does not have: " +
   "run the Node server with Chromium installed (Debian: apt-get install chromium; another path: fetch.chromiumPath)"
-
-/** The cache key's part for a mode: renderings are kept apart from static reads. */
-export const renderKey = (mode: RenderMode): string => (mode === "never" ? "" : ` render=${mode}`)
 
 const fetchErrorOf = (failure: RenderFailure): WebFetchError => {
   switch (failure.reason) {
@@ -53,36 +51,45 @@ const fetchErrorOf = (failure: RenderFailure): WebFetchError => {
   }
 }
 
-/**
- * The step for one WebFetch: `renderer` is the platform's, or undefined where there is none.
- * `deadline` is the fetch's own (epoch ms): the render gets what the static read left of it.
- */
-export const renderStep = (renderer: PageRenderer["Service"] | undefined, limits: RenderLimits) =>
-(
-  mode: RenderMode,
-  read: StaticRead,
-  deadline: number,
-  readBody: ReadBody
-): Effect.Effect<CachedPage, WebFetchError> => {
-  if (mode === "never" || !HTML.test(read.contentType)) return Effect.succeed(read.page)
-  if (mode === "auto" && (renderer === undefined || !isAppShell(new TextDecoder().decode(read.body), read.page.text))) {
-    return Effect.succeed(read.page)
-  }
-  if (renderer === undefined) return Effect.fail(new WebFetchError({ reason: "render_unavailable", url: read.url, message: RENDER_UNAVAILABLE }))
-  const rendered = renderer.render({
-    url: read.url,
-    userAgent: limits.userAgent,
-    timeoutMs: Math.max(1, deadline - Date.now()),
-    maxBytes: limits.maxBytes,
-    allow: limits.allow,
-    document: { body: read.body, contentType: read.contentType }
-  }).pipe(
-    Effect.mapError(fetchErrorOf),
-    Effect.flatMap((page) => readBody(new TextEncoder().encode(page.html), "text/html; charset=utf-8", page.url)),
-    Effect.map((page): CachedPage => (page.date === null && read.page.date !== null ? { ...page, date: read.page.date } : page))
-  )
-  // Auto had a page already: a render that fails leaves it as read.
-  return mode === "auto"
-    ? Effect.catch(rendered, (error) => Effect.as(Effect.logDebug(`webFetch render=auto kept the static read: ${error.message}`), read.page))
-    : rendered
+export interface RenderStep {
+  /** The cache key's part for a mode: what may be a rendering is kept apart from static reads. */
+  readonly key: (mode: RenderMode) => string
+  /** After the static read; `deadline` is the fetch's own (epoch ms): the render gets what is left of it. */
+  readonly after: (mode: RenderMode, read: StaticRead, deadline: number, readBody: ReadBody) => Effect.Effect<CachedPage, WebFetchError>
 }
+
+/** The step for one WebFetch: `renderer` is the platform's, or undefined where there is none. */
+export const renderStep = (renderer: PageRenderer["Service"] | undefined, limits: RenderLimits): RenderStep => ({
+  key: (mode) => (mode === "never" || (mode === "auto" && renderer === undefined) ? "" : ` render=${mode}`),
+  after: (mode, read, deadline, readBody) => {
+    if (mode === "never" || !HTML.test(read.contentType)) return Effect.succeed(read.page)
+    if (mode === "auto" && (renderer === undefined || !isAppShell(new TextDecoder().decode(read.body), read.page.text))) {
+      return Effect.succeed(read.page)
+    }
+    if (renderer === undefined) return Effect.fail(new WebFetchError({ reason: "render_unavailable", url: read.url, message: RENDER_UNAVAILABLE }))
+    const rendered = renderer.render({
+      url: read.url,
+      userAgent: limits.userAgent,
+      timeoutMs: Math.max(1, deadline - Date.now()),
+      maxBytes: limits.maxBytes,
+      allow: limits.allow,
+      document: { body: read.body, contentType: read.contentType }
+    }).pipe(
+      Effect.mapError(fetchErrorOf),
+      Effect.flatMap((shown) =>
+        Effect.map(readBody(new TextEncoder().encode(shown.html), "text/html; charset=utf-8", shown.url), (page): CachedPage => ({
+          url: shown.url,
+          title: page.title,
+          content: page.content,
+          text: page.text,
+          date: page.date ?? read.page.date,
+          contentType: page.contentType
+        }))
+      )
+    )
+    // Auto had a page already: a render that fails leaves it as read.
+    return mode === "auto"
+      ? Effect.catch(rendered, (error) => Effect.as(Effect.logDebug(`webFetch render=auto kept the static read: ${error.message}`), read.page))
+      : rendered
+  }
+})

@@ -33,11 +33,22 @@ export interface VectorInput {
   readonly hashes: Uint32Array
 }
 
-/** Dot product of a float query with int8 row `row` of `values`. */
-const dot = (query: Float32Array, values: Int8Array, row: number, dimensions: number): number => {
-  const base = row * dimensions
+/**
+ * The query as integers, scaled so that no sum of products with int8 components can leave the
+ * int32 range: scanning in integer arithmetic over each row's own view took 0.6x the time of
+ * float products over the whole array (test/bench/hybrid.ts, the vector search rows).
+ */
+const integerQuery = (query: Float32Array): { readonly values: Int32Array; readonly scale: number } => {
+  let max = 0
+  for (let d = 0; d < query.length; d++) max = Math.max(max, Math.abs(query[d]!))
+  const scale = max === 0 ? 1 : Math.min(32767, Math.floor(2147483647 / (127 * Math.max(1, query.length)))) / max
+  return { values: Int32Array.from(query, (x) => Math.round(x * scale)), scale }
+}
+
+/** Dot product of an integer query with an int8 row. */
+const dot = (query: Int32Array, row: Int8Array, dimensions: number): number => {
   let sum = 0
-  for (let d = 0; d < dimensions; d++) sum += query[d]! * values[base + d]!
+  for (let d = 0; d < dimensions; d++) sum = (sum + query[d]! * row[d]!) | 0
   return sum
 }
 
@@ -199,11 +210,13 @@ export const nearestPages = (vectors: PassageVectors, query: Float32Array, k: nu
   const bestScore = new Map<number, number>()
   let scanned = 0
   if (query.length !== dimensions || k <= 0) return { docs: new Int32Array(0), scores: new Float64Array(0), slots: new Int32Array(0), scanned }
+  const integer = integerQuery(query)
+  const unscale = 1 / integer.scale
   const scan = (from: number, to: number) => {
     for (let slot = from; slot < to; slot++) {
       const p = page[slot]!
       if (options.accept !== undefined && !options.accept(p)) continue
-      const score = dot(query, values, slot, dimensions) * scales[slot]!
+      const score = dot(integer.values, values.subarray(slot * dimensions, (slot + 1) * dimensions), dimensions) * scales[slot]! * unscale
       const previous = bestScore.get(p)
       if (previous !== undefined && previous >= score) continue
       bestScore.set(p, score)

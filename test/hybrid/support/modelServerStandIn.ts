@@ -67,11 +67,14 @@ const fnv = (text: string): number => {
   return h >>> 0
 }
 
+/** The concept a word stands for (itself unless a test mapped it; never an Object property such as "constructor"). */
+const conceptOf = (concepts: Record<string, string>, word: string): string => (Object.hasOwn(concepts, word) ? concepts[word]! : word)
+
 /** The stand-in's vector of a text. */
 export const standInVector = (text: string, dimensions: number, concepts: Record<string, string> = {}): Array<number> => {
   const out: Array<number> = new Array<number>(dimensions).fill(0)
   for (const word of words(text)) {
-    const token = concepts[word] ?? word
+    const token = conceptOf(concepts, word)
     const h = fnv(token)
     out[h % dimensions]! += h & 0x80000000 ? -1 : 1
   }
@@ -165,10 +168,10 @@ export const startModelServerStandIn = async (options: Partial<StandInBehaviour>
         json(response, 422, { error: path === "/rerank" ? "query and documents are required" : "query and texts are required" })
         return
       }
-      const wanted = new Set(words(query).map((w) => concepts[w] ?? w))
+      const wanted = new Set(words(query).map((w) => conceptOf(concepts, w)))
       const scored = documents.map((d, index) => {
         const text = typeof d === "string" ? d : String((d as { text?: unknown }).text ?? "")
-        const held = new Set(words(text).map((w) => concepts[w] ?? w))
+        const held = new Set(words(text).map((w) => conceptOf(concepts, w)))
         let hits = 0
         for (const w of wanted) if (held.has(w)) hits++
         return { index, score: hits / Math.max(1, wanted.size) }

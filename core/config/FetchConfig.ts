@@ -104,5 +104,6 @@ export const fetchSettingsOf = (config: FetchConfig | undefined): FetchSettings 
     maxHtmlElements: config?.maxHtmlElements ?? DEFAULT_PAGE_LIMITS.maxHtmlElements,
     maxPdfDecodedBytes: config?.maxPdfDecodedBytes ?? DEFAULT_PAGE_LIMITS.maxPdfDecodedBytes,
     maxPdfPages: config?.maxPdfPages ?? DEFAULT_PAGE_LIMITS.maxPdfPages
-  }
+  },
+  render: renderModeOf(config)
 })

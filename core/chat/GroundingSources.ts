@@ -7,7 +7,7 @@
  * (test/bench/relevance.ts, "retrieval for grounding") both call it.
  */
 import { pageKey } from "../index/UrlNormalizer.ts"
-import type { GroundingSource, SearchContextSize, WebSearchOptions } from "./ChatRequest.ts"
+import type { GroundingOptions, GroundingSource, SearchContextSize, WebSearchOptions } from "./ChatRequest.ts"
 
 /** Results given to the model per search_context_size (OpenRouter gives 5 by default). */
 export const DEFAULT_MAX_RESULTS: Readonly<Record<SearchContextSize, number>> = { low: 3, medium: 5, high: 8 }
@@ -98,16 +98,22 @@ const locationText = (options: WebSearchOptions | undefined): string | undefined
   return `${place}${at.timezone === undefined ? "" : `${place === "" ? "" : " "}(time zone ${at.timezone})`}`
 }
 
-/** The system message grounding adds before the conversation. */
+/**
+ * The system message grounding adds before the conversation; the web plugin's search_prompt,
+ * when given, introduces the sources in place of ours.
+ */
 export const groundingMessage = (
   query: string,
   sources: ReadonlyArray<GroundingSource>,
   today: string,
-  options: WebSearchOptions | undefined,
+  options: GroundingOptions | undefined,
   note?: string
 ): string => {
   const location = locationText(options)
   const where = location === undefined ? "" : ` The user is located approximately in ${location}.`
+  if (sources.length > 0 && options?.search_prompt !== undefined) {
+    return `${options.search_prompt.trim()}${where}\n\n${sources.map(formatSource).join("\n\n")}`
+  }
   if (sources.length === 0) {
     return `A web search was conducted on ${today} for "${query}" and found no results${note === undefined ? "" : ` (${note})`}.${where} ` +
       "Answer from what you know, say that no sources were found, and do not cite sources."

@@ -1,5 +1,6 @@
 /**
- * Server tools: `web_search(query)` and `web_fetch(url)` offered to the model as functions
+ * Server tools: `web_search(query, allowed_domains?, blocked_domains?, freshness?)` and
+ * `web_fetch(url)` offered to the model as functions
  * beside the client's own. When the model calls only server tools, the gateway runs them
  * (Grounding), appends the calls and their results to the conversation and asks the model
  * again, at most `maxToolRounds` times; the client sees one completion. A reply that calls a
@@ -11,24 +12,39 @@
  * One choice per loop (n > 1 fans out whole loops). Streams pass text and reasoning through as
  * they come; tool-call deltas and the finish are held until the round's end decides.
  */
-import { Effect, Stream } from "effect"
+import { Effect, Schema, Stream } from "effect"
+import { DomainName, FRESHNESS_WINDOWS, type FreshnessWindow } from "../search/SearchQuery.ts"
 import type { AnswerToolCall, ChatChoice, ChatChunk, ChatResult, ChunkChoice, Usage } from "./ChatCompletion.ts"
 import type { ChatModelError } from "./ChatError.ts"
 import type { ChatMessage, ChatRequest, ServerTool, ToolDefinition } from "./ChatRequest.ts"
 import { sumUsage } from "./FanOut.ts"
 import type { FinishReason } from "./FinishReason.ts"
-import type { Grounding } from "./Grounding.ts"
+import type { Grounding, ToolSearch } from "./Grounding.ts"
 import type { SourceRegistry } from "./GroundingSources.ts"
+
+/** Domains one web_search call may name in each list. */
+const MAX_TOOL_DOMAINS = 20
 
 const definitions: Readonly<Record<ServerTool, ToolDefinition>> = {
   web_search: {
     type: "function",
     function: {
       name: "web_search",
-      description: "Search the web. Returns numbered results; cite the ones you use as [k] after the statement they support.",
+      description: "Search the web. Returns numbered results; cite the ones you use as [k] after the statement they support. " +
+        "Optionally keep the search to some sites, leave sites out, or ask only for recent pages.",
       parameters: {
         type: "object",
-        properties: { query: { type: "string", description: "What to search for" } },
+        properties: {
+          query: { type: "string", description: "What to search for" },
+          allowed_domains: {
+            type: "array",
+            items: { type: "string" },
+            maxItems: MAX_TOOL_DOMAINS,
+            description: "Only results from these sites and their subdomains, e.g. [\"python.org\"]"
+          },
+          blocked_domains: { type: "array", items: { type: "string" }, maxItems: MAX_TOOL_DOMAINS, description: "No results from these sites" },
+          freshness: { type: "string", enum: [...FRESHNESS_WINDOWS], description: "Only pages published within the past day, week, month or year" }
+        },
         required: ["query"],
         additionalProperties: false
       }
@@ -73,24 +89,55 @@ interface HeldCall {
 
 const isServerCall = (request: ChatRequest, name: string): boolean => (request.serverTools ?? []).includes(name as ServerTool)
 
+const isDomain = Schema.is(DomainName)
+
+/** A web_search call's narrowing from its arguments, or what is wrong with them (told to the model). */
+const toolSearchOf = (args: Record<string, unknown>): ToolSearch | string => {
+  const domains = (field: "allowed_domains" | "blocked_domains"): ReadonlyArray<string> | string | undefined => {
+    const value = args[field]
+    if (value === undefined || value === null) return undefined
+    if (!Array.isArray(value) || value.length > MAX_TOOL_DOMAINS) return `web_search: "${field}" must be an array of at most ${MAX_TOOL_DOMAINS} domain names`
+    const bad = value.findIndex((d) => typeof d !== "string" || !isDomain(d))
+    if (bad >= 0) return `web_search: "${field}[${bad}]" must be a domain name such as example.com, got ${JSON.stringify(value[bad]).slice(0, 100)}`
+    return value as ReadonlyArray<string>
+  }
+  const allowed = domains("allowed_domains")
+  if (typeof allowed === "string") return allowed
+  const blocked = domains("blocked_domains")
+  if (typeof blocked === "string") return blocked
+  const freshness = args.freshness
+  if (freshness !== undefined && freshness !== null && !(FRESHNESS_WINDOWS as ReadonlyArray<unknown>).includes(freshness)) {
+    return `web_search: "freshness" must be one of ${FRESHNESS_WINDOWS.join(", ")}`
+  }
+  return {
+    ...(allowed === undefined ? {} : { allowedDomains: allowed }),
+    ...(blocked === undefined ? {} : { blockedDomains: blocked }),
+    ...(freshness === undefined || freshness === null ? {} : { freshness: freshness as FreshnessWindow })
+  }
+}
+
 /** The tool's answer for the model; bad arguments are told to the model, not the client. */
-const runCall = (context: LoopContext, call: HeldCall): Effect.Effect<string> => {
+const runCall = (context: LoopContext, request: ChatRequest, call: HeldCall): Effect.Effect<string> => {
   let args: unknown
   try {
     args = JSON.parse(call.arguments || "{}")
   } catch {
     return Effect.succeed(`${call.name}: the arguments are not JSON text (${call.arguments.slice(0, 200)})`)
   }
+  const fields = typeof args === "object" && args !== null ? args as Record<string, unknown> : {}
   const field = call.name === "web_search" ? "query" : "url"
-  const value = typeof args === "object" && args !== null ? (args as Record<string, unknown>)[field] : undefined
+  const value = fields[field]
   if (typeof value !== "string" || value.trim() === "") return Effect.succeed(`${call.name}: the argument "${field}" must be a non-empty string`)
-  return call.name === "web_search" ? context.grounding.webSearch(value, context.registry) : context.grounding.webFetch(value.trim(), context.registry)
+  if (call.name !== "web_search") return context.grounding.webFetch(value.trim(), context.registry)
+  const narrow = toolSearchOf(fields)
+  if (typeof narrow === "string") return Effect.succeed(narrow)
+  return context.grounding.webSearch(value, context.registry, narrow, request.web_search_options)
 }
 
 /** The conversation after one round: the model's calls, then each call's result. */
-const afterRound = (context: LoopContext, messages: ReadonlyArray<ChatMessage>, content: string, calls: ReadonlyArray<HeldCall>) =>
+const afterRound = (context: LoopContext, request: ChatRequest, messages: ReadonlyArray<ChatMessage>, content: string, calls: ReadonlyArray<HeldCall>) =>
   Effect.map(
-    Effect.forEach(calls, (call) => runCall(context, call), { concurrency: 4 }),
+    Effect.forEach(calls, (call) => runCall(context, request, call), { concurrency: 4 }),
     (results): ReadonlyArray<ChatMessage> => {
       context.state.calls += calls.length
       return [
@@ -152,7 +199,7 @@ export const loopComplete = (
       }
       context.state.rounds = Math.max(context.state.rounds, round + 1)
       earlier += content
-      messages = yield* afterRound(context, messages, content, heldOf(server))
+      messages = yield* afterRound(context, request, messages, content, heldOf(server))
     }
   })
 
@@ -225,7 +272,7 @@ export const loopStream = (
           return Effect.succeed(ending("length", []))
         }
         context.state.rounds = Math.max(context.state.rounds, index + 1)
-        return Effect.map(afterRound(context, messages, content, server), (more) => round(index + 1, more))
+        return Effect.map(afterRound(context, request, messages, content, server), (more) => round(index + 1, more))
       }))
       return Stream.concat(body, next)
     })

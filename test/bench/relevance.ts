@@ -18,6 +18,9 @@
  * Xapian rows: Xapian 1.4's BM25 (C++, through python3-xapian) with the same k1, b, Porter
  * stemmer and stop words, title x2 and text only, so speed against it is never bought with quality.
  *
+ * Hybrid rows (BM25F fused with an embedding model's vectors, and reranked): only when an
+ * embedding server is named by PERISCOPE_BENCH_EMBEDDINGS_URL and _MODEL (support/hybridRelevance.ts).
+ *
  * Run: node test/bench/relevance.ts
  */
 import { create, insertMultiple, search as oramaSearch } from "@orama/orama"
@@ -30,6 +33,7 @@ import { EngineSearch } from "../../core/backends/EngineSearch.ts"
 import { queryOf } from "../../core/chat/GroundedAnswer.ts"
 import { DEFAULT_MAX_RESULTS, selectSources } from "../../core/chat/GroundingSources.ts"
 import { postSearch, startLiveServer } from "../search/liveSearchServer.ts"
+import { hybridRuns } from "./support/hybridRelevance.ts"
 import { evaluateRun, type Scores } from "./support/metrics.ts"
 import { type Collection, loadCollection } from "./support/smart.ts"
 import { xapianMissing, xapianRanking } from "./support/xapianPeer.ts"
@@ -245,6 +249,7 @@ const main = async () => {
     judge(`Orama 3 (BM25, stemming, title x${titleWeight})`, await oramaRun(c))
     for (const [name, run] of await federationRuns(c)) judge(name, run)
     for (const [name, run] of xapianRuns(c)) judge(name, run)
+    for (const [name, run] of await hybridRuns(c, docUrl, idOfUrl, plainQuery, depth)) judge(name, run)
     console.log(`\n${c.name}: ${c.documents.length} documents, ${rows[0]![1].queries} judged queries`)
     console.log(`| engine | nDCG@10 | MAP@1000 | Recall@100 |\n|---|---|---|---|`)
     for (const [name, s] of rows) console.log(`| ${name} | ${format(s.ndcg10)} | ${format(s.map)} | ${format(s.recall100)} |`)

@@ -153,7 +153,10 @@ const index = Command.make(
       allowShrink: input.allowShrink,
       keepStarter: input.keepStarter,
       progress: input.quiet ? silentProgress : terminalProgress(),
-      workers
+      workers,
+      // search.embeddings: the passages' vectors go into the snapshot (docs/hybrid.md).
+      embeddings: settings.file.search?.embeddings,
+      embedProgress: input.quiet ? () => undefined : undefined
     }).pipe(
       // Ctrl-C interrupts the run (NodeRuntime.runMain): requests in flight are aborted and nothing is written.
       Effect.onInterrupt(() =>

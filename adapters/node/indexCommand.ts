@@ -30,12 +30,16 @@
  */
 import { existsSync } from "node:fs"
 import cliProgress from "cli-progress"
-import { Effect, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
+import type { EmbeddingsConfig } from "../../core/config/EmbeddingsConfig.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
+import { encodeSnapshot } from "../../core/index/Snapshot.ts"
+import type { PassageVectors } from "../../core/index/Vectors.ts"
 import type { DocumentSource } from "../../core/ingest/DocumentSource.ts"
 import { type IndexProgress, type IndexRunResult, type ProgressView, runIndex, silentProgress } from "../../core/ingest/IndexRun.ts"
 import { type BulkOptions, type BulkReport, bulkLoad, countDocuments, deleteIndex } from "../../core/backends/search/OpenSearchBulk.ts"
 import type { OpenSearchConnection, OpenSearchError } from "../../core/backends/search/OpenSearchConnection.ts"
+import { type EmbedReport, embedStep, formatEmbedReport } from "./embedStep.ts"
 import { extractPool } from "./extractPool.ts"
 import { withFileLock } from "./fileLock.ts"
 import { isStarterSnapshot, type LeftOverFile, loadSnapshotFile, markStarterSnapshot, removeLeftOverTemporaries, writeSnapshotFile } from "./snapshotFile.ts"
@@ -122,6 +126,10 @@ export interface IndexRunOptions {
   readonly starter?: boolean | undefined
   /** Threads that extract pages (1, the default: the main thread does it). */
   readonly workers?: number | undefined
+  /** The embedding server of search.embeddings: the passages' vectors go into the snapshot. */
+  readonly embeddings?: EmbeddingsConfig | undefined
+  /** Where the embedding step's progress lines go (default stderr). */
+  readonly embedProgress?: ((line: string) => void) | undefined
 }
 
 export interface IndexSummary extends Omit<IndexRunResult, "index" | "bytes"> {
@@ -139,6 +147,8 @@ export interface IndexSummary extends Omit<IndexRunResult, "index" | "bytes"> {
   readonly notWritten: string | undefined
   /** Temporary files of killed runs on this snapshot, removed before this one began. */
   readonly removedTemporaries: ReadonlyArray<LeftOverFile>
+  /** The passages' vectors: how many embedded and reused, with which model; undefined without search.embeddings. */
+  readonly embeddings: EmbedReport | undefined
 }
 
 /**
@@ -164,6 +174,10 @@ const loadPrevious = (path: string): Effect.Effect<SearchIndex | undefined, Inde
       )
     )
     : Effect.succeed(undefined)
+
+/** The vectors of the snapshot at `path`, for reuse by a --fresh run; undefined when there are none or it cannot be read. */
+const vectorsOf = (path: string): Effect.Effect<PassageVectors | undefined> =>
+  existsSync(path) ? loadSnapshotFile(path).pipe(Effect.map((index) => index.parts.vectors), Effect.orElseSucceed(() => undefined)) : Effect.succeed(undefined)
 
 /** Documents of the snapshot a --fresh run replaces; undefined when there is none or it cannot be read. */
 const countPrevious = (path: string): Effect.Effect<number | undefined> =>
@@ -215,14 +229,24 @@ const indexLocked = Effect.fnUntraced(function*(options: IndexRunOptions) {
   const previous = fresh ? undefined : yield* loadPrevious(options.out)
   // The starter index may always be replaced by less: it is no one's work.
   const previousDocuments = previous?.documentCount ?? (fresh && !replacedStarter ? yield* countPrevious(options.out) : undefined)
-  const { index, bytes, ...result } = yield* runIndexOn(options.workers, {
+  const { index: built, bytes: builtBytes, ...result } = yield* runIndexOn(options.workers, {
     sources: options.sources,
     previous: previous?.documents(),
     progress: options.progress,
     batchSize: options.batchSize,
     errorSamples: options.errorSamples
   })
-  const notWritten = refusal(options, fresh, result, index.documentCount, previousDocuments)
+  const refused = refusal(options, fresh, result, built.documentCount, previousDocuments)
+  // With search.embeddings, the passages' vectors (the old snapshot's reused for unchanged text); a server that fails writes nothing.
+  const embedding = options.embeddings === undefined || refused !== undefined ? undefined : yield* Effect.result(
+    embedStep(built, options.embeddings, previous?.parts.vectors ?? (yield* vectorsOf(options.out)), options.embedProgress ?? ((line) => process.stderr.write(`${line}\n`)))
+  )
+  const embedded = embedding !== undefined && Result.isSuccess(embedding) ? embedding.success : undefined
+  const index = embedded?.index ?? built
+  const bytes = embedded === undefined ? builtBytes : encodeSnapshot(index)
+  const notWritten = refused ?? (embedding !== undefined && Result.isFailure(embedding)
+    ? `${embedding.failure.setting}: ${embedding.failure.message}; the snapshot was left as it was`
+    : undefined)
   const writeStart = performance.now()
   if (notWritten === undefined) {
     yield* writeSnapshotFile(options.out, bytes).pipe(
@@ -241,7 +265,8 @@ const indexLocked = Effect.fnUntraced(function*(options: IndexRunOptions) {
     previousDocuments,
     replacedStarter: replacedStarter && notWritten === undefined,
     notWritten,
-    removedTemporaries
+    removedTemporaries,
+    embeddings: embedded?.report
   }
   return summary
 })
@@ -263,6 +288,7 @@ export const formatSummary = (summary: IndexSummary): string => {
     `Duplicates collapsed: ${number(summary.duplicates)} with the same URL (newest kept), ` +
     `${number(summary.nearDuplicates)} near-duplicate pages grouped at search time.`
   ]
+  if (summary.embeddings !== undefined) lines.push(formatEmbedReport(summary.embeddings))
   const skippedTotal = summary.skipped.reduce((sum, s) => sum + s.count, 0)
   lines.push(`Skipped: ${number(skippedTotal)}${skippedTotal === 0 ? "" : ":"}`)
   for (const { reason, count } of summary.skipped.slice(0, 15)) lines.push(`  ${number(count).padStart(7)}  ${reason}`)

@@ -12,7 +12,7 @@ import type { Settings } from "./settings.ts"
 import { NodePageFetcher } from "./sources/crawl/NodePageFetcher.ts"
 import { nodeJobWorkersLayer } from "./jobThreads.ts"
 import { npmParentExits } from "./npmParent.ts"
-import { defaultRankingThreads, openInPlace } from "./snapshotFile.ts"
+import { openInPlace } from "./snapshotFile.ts"
 import { ensureStarterIndex, ownNodeModules } from "./starterIndex.ts"
 import * as UndiciHttpClient from "./undiciHttpClient.ts"
 import { BuildInfo } from "../../core/api/Readiness.ts"
@@ -48,7 +48,7 @@ export const nodeEngineHooks = (settings: Settings): EngineHooks => ({
   reloads: { name: "SIGHUP", requests: Stream.merge(sighups, npmParentExits) },
   openFile: (path) =>
     Effect.map(
-      openInPlace(path, { rankingThreads: settings.search.rankingThreads ?? defaultRankingThreads() }),
+      openInPlace(path),
       ({ index, settled }) => ({ index, textInMemory: Effect.promise(() => settled) })
     )
 })

@@ -6,14 +6,12 @@
  */
 import { closeSync, existsSync, fstat, fstatSync, openSync, read, readdirSync, readSync, rmSync, statSync, type Stats } from "node:fs"
 import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises"
-import { availableParallelism } from "node:os"
 import { basename, dirname, join } from "node:path"
 import { Effect, Schema } from "effect"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { openSnapshot, SnapshotError, type SnapshotSource, TextInSource } from "../../core/index/Snapshot.ts"
 import { decodeSnapshotFast, withFastChecksum } from "../../core/index/SnapshotLoad.ts"
 import { isProcessAlive } from "./fileLock.ts"
-import { sharedBytes, startRankingHelper } from "./rankingHelper.ts"
 
 /** A snapshot file could not be read or written; `path` names it, `message` says why. */
 export class SnapshotFileError extends Schema.TaggedError<SnapshotFileError>()("SnapshotFileError", {
@@ -146,29 +144,18 @@ const fileSource = (fd: number, size: number): SnapshotSource => ({
  * since it was opened; from then on, rewriting the file in place (cp over it) cannot reach
  * the running index. Replacing it by a rename (writeSnapshotFile, `periscope index`) never can.
  */
-export const openSnapshotFile = (path: string, options: OpenOptions = {}): Effect.Effect<SearchIndex, SnapshotFileError | SnapshotError> =>
-  Effect.map(openInPlace(path, options), ({ index }) => index)
-
-export interface OpenOptions {
-  /** Threads a costly query is ranked on: 2 opens the index into shared memory and starts a helper thread for it (rankingHelper.ts). Default 1. */
-  readonly rankingThreads?: number | undefined
-}
-
-/** Threads to rank on when the settings do not say: two where the process may use two cores or more. */
-export const defaultRankingThreads = (): number => (availableParallelism() >= 2 ? 2 : 1)
+export const openSnapshotFile = (path: string): Effect.Effect<SearchIndex, SnapshotFileError | SnapshotError> =>
+  Effect.map(openInPlace(path), ({ index }) => index)
 
 /** openSnapshotFile, with the background read's end: "held" (text in memory), "changed" (the file changed: text still read from it) or "failed". */
 export const openInPlace = (
-  path: string,
-  options: OpenOptions = {}
+  path: string
 ): Effect.Effect<{ readonly index: SearchIndex; readonly settled: Promise<"held" | "changed" | "failed"> }, SnapshotFileError | SnapshotError> =>
   withFastChecksum((hashWith) => {
     const fd = openSync(path, "r")
     try {
       const stats = fstatSync(fd)
-      const shared = options.rankingThreads === 2
-      const index = openSnapshot(fileSource(fd, stats.size), hashWith, shared ? sharedBytes : undefined)
-      if (shared) startRankingHelper(index)
+      const index = openSnapshot(fileSource(fd, stats.size), hashWith)
       openFiles.register(index, fd, index)
       return { index, settled: holdTextInMemory(index, fd, stats) }
     } catch (error) {

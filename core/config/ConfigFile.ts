@@ -51,8 +51,6 @@ export const SearchConfig = Schema.Struct({
   snapshot: optionalKey(ruledString("must be a file path")),
   /** JSONL documents {url, title, text, date?, images?} for the fixture backend. */
   documents: optionalKey(ruledString("must be a file path")),
-  /** Threads a costly query of the engine is ranked on: 2 shares it with a helper thread (Node), 1 keeps it on one. Default: 2 with two cores or more. */
-  rankingThreads: optionalKey(ruledNumber("must be 1 or 2", { integer: true, min: 1, max: 2 })),
   /** How long the engine answers warm-up queries made from its own page titles after its snapshot is opened, before the port opens (core/index/WarmUp.ts); 0 turns it off. Default: 1500 on the Node server, 0 on Deno and in the library. */
   warmUpMs: optionalKey(WarmUpMs),
   /** Live web search providers fused with the local index (README: Live web search). */

@@ -42,8 +42,6 @@ export interface Settings {
     /** Snapshot path or URL; undefined means <dataDir>/index.snapshot. */
     readonly snapshot: string | undefined
     readonly documents: string | undefined
-    /** Threads a costly query of the engine is ranked on (1 or 2); undefined: the adapter's default. */
-    readonly rankingThreads: number | undefined
     /** Warm-up queries after the snapshot is opened, in ms (core/index/WarmUp.ts); undefined: the adapter's default. */
     readonly warmUpMs: number | undefined
     /** The opensearch backend's cluster and index (credentials are environment variable names). */
@@ -154,7 +152,6 @@ export const settingsOf = (
     backend: file.search?.backend ?? "engine",
     snapshot: file.search?.snapshot,
     documents: file.search?.documents,
-    rankingThreads: file.search?.rankingThreads,
     warmUpMs: file.search?.warmUpMs,
     opensearch: file.search?.opensearch
   },

@@ -289,7 +289,6 @@ export class PostingCursor {
   doc = -1
   readonly termId: number
   readonly df: number
-  readonly idf: number
   /** Query weight times idf: score = weight * saturate(tfn). */
   readonly weight: number
   /** Upper bound of `score` over all postings of the term. */
@@ -331,9 +330,9 @@ export class PostingCursor {
 
   /**
    * With `from`, the cursor starts at the term's first posting >= from, decoding only the run
-   * that holds it. `idf`: the term's as the thread that planned the query has it (a helper thread's index lacks the collection's statistics).
+   * that holds it.
    */
-  constructor(index: InvertedIndex, termId: number, queryWeight: number, from = 0, idf = index.idf(termId)) {
+  constructor(index: InvertedIndex, termId: number, queryWeight: number, from = 0) {
     this.index = index
     this.termId = termId
     const a = index.arrays
@@ -350,11 +349,9 @@ export class PostingCursor {
     this.firstBlock = a.termFirstBlock[termId]!
     this.blockCount = this.firstBlock < 0 ? 1 : Math.ceil(this.df / blockSize)
     this.byRuns = this.firstBlock >= 0 && index.hasRuns
-    this.idf = idf
-    this.weight = queryWeight * idf
+    this.weight = queryWeight * index.idf(termId)
     this.scale = this.weight * (this.k1 + 1)
-    // As termMaxScore computes it, with this idf.
-    this.maxScore = queryWeight * idf * index.saturate(a.termMaxTfn[termId]!)
+    this.maxScore = index.termMaxScore(termId, queryWeight)
     if (from <= 0) {
       this.enterBlock(0)
       this.moveTo(0)
@@ -740,9 +737,7 @@ export const firstBlockReaching = (a: InvertedIndexArrays, first: number, blocks
  * PostingCursor.score, so sums in the same term order are bit for bit the same); `weight` is
  * the query weight times idf (PostingCursor.weight). With `mark`, for every document, setting
  * its bit in `marks` (bit doc & 31 of word doc >>> 5); without, only for documents whose bit is
- * set. Only documents in [from, to) count: reading starts at the skip block holding `from` and
- * stops at `to` (a share of the documents, ranked beside another thread's). Returns the last
- * document read (-1 when there is none).
+ * set. Returns the last document read (-1 when there is none).
  */
 export const addScores = (
   index: InvertedIndex,
@@ -750,9 +745,7 @@ export const addScores = (
   weight: number,
   scores: Float64Array,
   marks: Int32Array,
-  mark: boolean,
-  from = 0,
-  to = endOfPostings
+  mark: boolean
 ): number => {
   const a = index.arrays
   const bytes = a.postings
@@ -766,17 +759,6 @@ export const addScores = (
   let offset = a.termPostings[termId]!
   const end = a.termPostings[termId + 1]!
   let doc = -1
-  const firstBlock = a.termFirstBlock[termId]!
-  if (from > 0 && firstBlock >= 0) {
-    // Reading starts at the block holding the first posting >= from.
-    const blocks = Math.ceil(a.termDf[termId]! / blockSize)
-    const b = firstBlockReaching(a, firstBlock, blocks, from)
-    if (b === blocks) return -1
-    if (b > 0) {
-      offset = a.blockPostings[firstBlock + b]!
-      doc = a.blockLastDoc[firstBlock + b - 1]!
-    }
-  }
   let last = -1
   while (offset < end) {
     let byte = bytes[offset++]!
@@ -786,7 +768,6 @@ export const addScores = (
       gap |= (byte & 0x7f) << shift
     }
     doc += gap + 1
-    if (doc >= to) return last
     byte = bytes[offset++]!
     let code = byte & 0x7f
     for (let shift = 7; byte & 0x80; shift += 7) {
@@ -794,7 +775,7 @@ export const addScores = (
       code |= (byte & 0x7f) << shift
     }
     last = doc
-    if (doc < from || (!mark && (marks[doc >>> 5]! & (1 << (doc & 31))) === 0)) {
+    if (!mark && (marks[doc >>> 5]! & (1 << (doc & 31))) === 0) {
       for (let present = code & presenceMask; present !== 0; present &= present - 1) while (bytes[offset++]! & 0x80);
       continue
     }

@@ -11,8 +11,7 @@
  * optional terms are probed the same way. Exclusions and site filters reject a candidate
  * before it is scored.
  */
-import { blockSize, endOfPostings, firstBlockReaching, type InvertedIndex, PostingCursor } from "./InvertedIndex.ts"
-import { type ChunkStrategy, type RankingChannel, rankingChunks } from "./RankingChannel.ts"
+import { blockSize, endOfPostings, type InvertedIndex, PostingCursor } from "./InvertedIndex.ts"
 import { prefersTermAtATime, rankTermAtATime, termAtATimePlan } from "./TermAtATime.ts"
 import { maxMaskedTerms } from "./TermPresence.ts"
 import { TopK } from "./TopK.ts"
@@ -66,24 +65,16 @@ const emptyRanking: RankedDocuments = { docs: new Int32Array(0), scores: new Flo
  */
 export type RankStrategy = "auto" | "maxScore" | "termAtATime"
 
-/** A helper thread for costly queries (RankingChannel.ts), and which of the snapshot's indexes this is. */
-export interface SharedRanking {
-  readonly channel: RankingChannel
-  readonly images: boolean
-}
-
 /**
  * With `cluster` (document -> near-duplicate cluster), the best document of each of the k best
- * clusters. With `shared`, a costly query without required words or filters is ranked on two
- * threads (RankingChannel.ts), with the same results.
+ * clusters.
  */
 export const rankTopK = (
   index: InvertedIndex,
   query: CompiledQuery,
   k: number,
   cluster?: Int32Array,
-  strategy: RankStrategy = "auto",
-  shared?: SharedRanking
+  strategy: RankStrategy = "auto"
 ): RankedDocuments => {
   const limit = Math.min(k, index.documentCount)
   if (limit <= 0 || query.terms.length === 0) return emptyRanking
@@ -94,111 +85,18 @@ export const rankTopK = (
     const requiredIds = new Set<number>(query.requiredTermIds)
     for (const phrase of query.phrases) for (const id of phrase.termIds) requiredIds.add(id)
     if (requiredIds.size === 0) {
-      // Without exclusions or site: filters, a query may be ranked term at a time, and shared.
+      // Without exclusions or site: filters, a query may be ranked term at a time.
       const unfiltered = filter === undefined && query.skipTo === undefined
-      const channel = shared?.channel
-      const postings = postingsOf(cursors)
-      const sharing = unfiltered && channel !== undefined && channel.usable && postings >= channel.minPostings
-      // The helper may be asleep: told now, it is awake when the chunks are handed out.
-      if (sharing) channel!.prepare()
       const primed = primedThreshold(index, query, cursors, limit, cluster)
       const plan = unfiltered && strategy !== "maxScore" ? termAtATimePlan(cursors, primed) : undefined
-      const chunked: ChunkedRanking = {
-        strategy: plan !== undefined && (strategy === "termAtATime" || prefersTermAtATime(cursors, plan)) ? "termAtATime" : "maxScore",
-        plan,
-        primed
-      }
-      const bounds = sharing ? chunkBounds(index, cursors, postings) : undefined
-      if (bounds !== undefined && channel!.post({ images: shared!.images, k: limit, clustered: cluster !== undefined, strategy: chunked.strategy, primed, bounds }, postedTerms(query, cursors))) {
-        const started = performance.now()
-        let ranked = 0
-        for (let c = channel!.claimMine(); c >= 0; c = channel!.claimMine(), ranked++) rankChunk(index, cursors, heap, chunked, channel!, c)
-        // Waiting for the helper's last chunk about as long as two of this thread's took (see RankingChannel).
-        const outcome = channel!.finish((2 * (performance.now() - started)) / Math.max(1, ranked))
-        if (outcome.pairs !== undefined) for (let i = 0; i < outcome.pairs.docs.length; i++) heap.offer(outcome.pairs.docs[i]!, outcome.pairs.scores[i]!)
-        if (outcome.chunks.length > 0) rankLeftChunks(index, query, heap, chunked, channel!, outcome.chunks)
-      } else {
-        if (sharing) channel!.unprepare()
-        if (chunked.strategy === "termAtATime") rankTermAtATime(index, cursors, plan!, heap, primed)
-        else maxScore(cursors, heap, filter, query.skipTo, primed)
-      }
+      if (plan !== undefined && (strategy === "termAtATime" || prefersTermAtATime(cursors, plan))) rankTermAtATime(index, cursors, plan, heap, primed)
+      else maxScore(cursors, heap, filter, query.skipTo, primed)
     } else conjunctive(index, cursors, requiredIds, query.phrases, heap, filter, query.skipTo)
   } finally {
     closeAll(cursors)
   }
   const { docs, scores } = heap.sorted()
   return { docs, scores, complete: !heap.full }
-}
-
-/** How both threads rank a shared query's chunks: the strategy and primed bound the answering thread chose. */
-export interface ChunkedRanking {
-  readonly strategy: ChunkStrategy
-  /** The essential words of term-at-a-time ranking (termAtATimePlan). */
-  readonly plan: Uint8Array | undefined
-  readonly primed: number
-}
-
-/** Ranks chunk c of a shared query into `heap` (either thread's side); `cursors` only move forward, so one set serves a thread's chunks in increasing order. */
-export const rankChunk = (index: InvertedIndex, cursors: Array<PostingCursor>, heap: TopK, chunked: ChunkedRanking, channel: RankingChannel, c: number): void => {
-  const from = channel.chunkFrom(c)
-  const to = channel.chunkTo(c)
-  if (chunked.strategy === "termAtATime" && chunked.plan !== undefined) {
-    rankTermAtATime(index, cursors, chunked.plan, heap, Math.max(chunked.primed, channel.sharedThreshold()), from, to)
-  } else maxScore(cursors, heap, undefined, undefined, chunked.primed, from, to, channel)
-  if (heap.full) channel.raiseThreshold(heap.threshold)
-}
-
-/** Chunks the helper did not rank (it failed, or was given up on), ranked here from fresh cursors: this thread's may stand past them. */
-const rankLeftChunks = (index: InvertedIndex, query: CompiledQuery, heap: TopK, chunked: ChunkedRanking, channel: RankingChannel, chunks: ReadonlyArray<number>) => {
-  const cursors = query.terms.map((t) => new PostingCursor(index, t.termId, t.weight, channel.chunkFrom(chunks[0]!)))
-  try {
-    for (const c of chunks) rankChunk(index, cursors, heap, chunked, channel, c)
-  } finally {
-    closeAll(cursors)
-  }
-}
-
-/**
- * A costly query's chunks: document ids cut where the query's words' postings, counted by their
- * skip blocks (128 postings a word), reach each rankingChunks-th of the total. Documents of one
- * manual lie together, so equal id ranges could leave one thread most of the work. `postings`
- * is the words' total (postingsOf), which decided that the query is shared.
- */
-const chunkBounds = (index: InvertedIndex, cursors: ReadonlyArray<PostingCursor>, postings: number): Int32Array => {
-  const a = index.arrays
-  // The postings of all words before doc, by whole blocks.
-  const before = (doc: number): number => {
-    let count = 0
-    for (const cursor of cursors) {
-      const first = a.termFirstBlock[cursor.termId]!
-      if (first >= 0) count += Math.min(cursor.df, firstBlockReaching(a, first, Math.ceil(cursor.df / blockSize), doc) * blockSize)
-    }
-    return count
-  }
-  const bounds = new Int32Array(rankingChunks + 1)
-  bounds[rankingChunks] = endOfPostings
-  let lo = 0
-  for (let c = 1; c < rankingChunks; c++) {
-    let hi = index.documentCount
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (before(mid) * rankingChunks < postings * c) lo = mid + 1
-      else hi = mid
-    }
-    bounds[c] = lo
-  }
-  return bounds
-}
-
-/** The postings of a query's words together: what decides whether it is worth two threads. */
-/** A query's words as the helper thread takes them: with the idf this thread scores them with. */
-const postedTerms = (query: CompiledQuery, cursors: ReadonlyArray<PostingCursor>) =>
-  query.terms.map((t, i) => ({ termId: t.termId, weight: t.weight, idf: cursors[i]!.idf }))
-
-const postingsOf = (cursors: ReadonlyArray<PostingCursor>): number => {
-  let postings = 0
-  for (const cursor of cursors) postings += cursor.df
-  return postings
 }
 
 const closeAll = (cursors: ReadonlyArray<PostingCursor>) => {
@@ -247,10 +145,7 @@ const maxScore = (
   heap: TopK,
   filter: Filter,
   skipTo: SkipTo,
-  primed: number,
-  from = 0,
-  to = endOfPostings,
-  board?: RankingChannel
+  primed: number
 ): void => {
   const m = cursors.length
   const maxes = new Float64Array(m)
@@ -267,12 +162,9 @@ const maxScore = (
   const required = new Int32Array(m)
   let requiredCount = 0
   let threshold = primed
-  // A share of the documents (ranked beside another thread): windows from `from`, none past `to`.
-  const last = to - 1
-  let lo = from
+  const last = endOfPostings - 1
+  let lo = 0
   for (;;) {
-    // Sharing a query with another thread: its k-th score prunes here too.
-    if (board !== undefined) threshold = Math.max(threshold, board.sharedThreshold())
     // The window: from lo to the nearest end of a lead term's block holding a posting >= lo. The
     // leads are the terms essential in the previous window (as Lucene's MaxScoreBulkScorer): a
     // dense term that is only probed would otherwise cut every window short at its own blocks.
@@ -424,7 +316,6 @@ const maxScore = (
           if (score < threshold) continue
           if (!heap.offer(doc, score) || !heap.full) continue
           threshold = Math.max(threshold, heap.threshold)
-          board?.raiseThreshold(heap.threshold)
           while (firstEssential < m && bound[firstEssential]! <= threshold) firstEssential++
           if (firstEssential === m) break runs
           requiredCount = requiredTerms(maxes, bound[m - 1]!, threshold, required)

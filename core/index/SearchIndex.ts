@@ -15,10 +15,8 @@ import {
   type RankedDocuments,
   type RankStrategy,
   rankTopK,
-  rerankByProximity,
-  type SharedRanking
+  rerankByProximity
 } from "./Ranker.ts"
-import type { RankingChannel } from "./RankingChannel.ts"
 import { makeSnippet, type SnippetPlace, snippetIn, type SnippetTerms } from "./Snippet.ts"
 import { placeReach, snippetPlaces } from "./SnippetPlaces.ts"
 import type { StoredFields } from "./StoredFields.ts"
@@ -121,9 +119,6 @@ export class SearchIndex {
   /** The pages' field that indexes their text (-1 when its weight is 0 and it is not indexed). */
   private readonly bodyField: number
   private hostKeys: Array<string> | undefined
-  private shared: { readonly web: SharedRanking; readonly images: SharedRanking } | undefined
-  /** The index this one is a view of (withStatistics): its helper thread ranks for both. */
-  private sharedFrom: SearchIndex | undefined
 
   constructor(parts: SearchIndexParts) {
     this.parts = parts
@@ -251,14 +246,6 @@ export class SearchIndex {
     }))
   }
 
-  /**
-   * A helper thread over the same index arrays (an adapter starts it: HelperThread.ts), with
-   * which costly queries are ranked on two threads; undefined: every query on this one alone.
-   */
-  shareRanking(channel: RankingChannel | undefined): void {
-    this.shared = channel === undefined ? undefined : { web: { channel, images: false }, images: { channel, images: true } }
-  }
-
   /** The stored documents, in page id (URL) order, images included. */
   *documents(): Iterable<IndexDocument> {
     const { pages, pageImages, imageFields, imageSize } = this.parts
@@ -309,7 +296,7 @@ export class SearchIndex {
     const index = images ? this.parts.images : this.parts.web
     const accept = plan.query.accept
     const query = hidden === undefined ? plan.query : { ...plan.query, accept: (doc: number) => !hidden(doc) && (accept === undefined || accept(doc)) }
-    return rankTopK(index, query, k, images ? this.parts.imageCluster : this.parts.pageCluster, "auto", this.sharedFor(index))
+    return rankTopK(index, query, k, images ? this.parts.imageCluster : this.parts.pageCluster)
   }
 
   /** Proximity re-ranking of all of `ranked` (at most proximityDepth documents), as search applies it to its best. */
@@ -319,14 +306,10 @@ export class SearchIndex {
 
   /**
    * This index scored as part of a larger collection (InvertedIndex.withStatistics), sharing
-   * its arrays and its helper thread: for searching it beside a segment of added pages.
+   * its arrays: for searching it beside a segment of added pages.
    */
   withStatistics(web: CollectionStatistics, images: CollectionStatistics): SearchIndex {
-    const view = new SearchIndex({ ...this.parts, web: this.parts.web.withStatistics(web), images: this.parts.images.withStatistics(images) })
-    // The helper scores with this index's norms: it can rank for a view whose averages are the same (a snapshot's view always is).
-    const same = (a: ReadonlyArray<number>, b: ReadonlyArray<number>) => a.every((x, i) => x === b[i])
-    if (same(web.averageLengths, this.parts.web.meta.averageLengths) && same(images.averageLengths, this.parts.images.meta.averageLengths)) view.sharedFrom = this
-    return view
+    return new SearchIndex({ ...this.parts, web: this.parts.web.withStatistics(web), images: this.parts.images.withStatistics(images) })
   }
 
   /** Analyses the parsed query against one index; undefined when nothing can match. */
@@ -488,16 +471,10 @@ export class SearchIndex {
     return { exact, lo, hi, path: site.path, empty: exact < 0 && lo === hi }
   }
 
-  /** The helper thread's channel for ranking `index` (this index's, or the one it is a view of). */
-  private sharedFor(index: InvertedIndex): SharedRanking | undefined {
-    const shared = this.sharedFrom === undefined ? this.shared : this.sharedFrom.shared
-    return shared === undefined ? undefined : index === this.parts.web ? shared.web : shared.images
-  }
-
   /** The k best documents (with `cluster`, one per near-duplicate cluster): BM25F top-k (at least the proximity depth), then the proximity re-ranking. */
   private retrieve(index: InvertedIndex, query: CompiledQuery, k: number, cluster?: Int32Array, strategy?: RankStrategy): RankedDocuments {
     const proximity = this.parts.options.proximity
-    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster, strategy, this.sharedFor(index))
+    const ranked = rankTopK(index, query, proximity > 0 ? Math.max(k, proximityDepth) : k, cluster, strategy)
     const reranked = rerankByProximity(index, query, ranked, proximity)
     if (reranked.docs.length <= k) return reranked
     const termsIn = reranked.termsIn === undefined ? undefined : { field: reranked.termsIn.field, masks: reranked.termsIn.masks.subarray(0, k) }

@@ -5,9 +5,8 @@
  * Both are scored with the statistics of the whole: BM25F's document count and each word's
  * document frequency are the snapshot's plus the segment's, so a page of the segment weighs a
  * word as it will once merged. The average field lengths are the snapshot's (the segment's own
- * when the snapshot is empty): the snapshot's pruning bounds and its helper thread's norms are
- * computed with them, and a bounded segment moves them little; the next index run recomputes
- * them. A segment page with a snapshot page's URL hides that page (one URL, one page, the
+ * when the snapshot is empty): the snapshot's pruning bounds are computed with them, and a
+ * bounded segment moves them little; the next index run recomputes them. A segment page with a snapshot page's URL hides that page (one URL, one page, the
  * newer). Each side ranks its best by BM25F, the two lists are merged by score (ties in URL
  * order, as page ids are), the best 15 re-ranked for proximity as one index would, and each hit's
  * snippet comes from its own side. Near-duplicates are collapsed within a side only; a hidden

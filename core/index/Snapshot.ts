@@ -278,8 +278,7 @@ export interface SnapshotSource {
  */
 export const openSnapshot = (
   source: SnapshotSource,
-  hashWith: XxHash32Maker = jsXxHash32,
-  allocate: (length: number) => Uint8Array = (length) => new Uint8Array(length)
+  hashWith: XxHash32Maker = jsXxHash32
 ): SearchIndex => {
   if (!littleEndian) return fail("unsupported-platform", "snapshot: this engine needs a little-endian platform")
   if (source.size < headerLength) {
@@ -306,8 +305,7 @@ export const openSnapshot = (
   }
   const start = pages?.start ?? total
   const next = pages?.next ?? total
-  // `allocate`: an adapter may put the index in memory another thread can share (HelperThread.ts).
-  const resident = allocate(total - (next - start))
+  const resident = new Uint8Array(total - (next - start))
   source.readInto(resident, 0, 0, start)
   source.readInto(resident, start, next, total - next)
   // The checksum in file order: header, everything up to the page text, the page text streamed, the rest.

@@ -12,7 +12,7 @@
  * Each document's score is summed in query term order with the cursors' own arithmetic, so
  * scores are MaxScore's bit for bit.
  */
-import { addScores, endOfPostings, type InvertedIndex, type PostingCursor } from "./InvertedIndex.ts"
+import { addScores, type InvertedIndex, type PostingCursor } from "./InvertedIndex.ts"
 import type { TopK } from "./TopK.ts"
 
 /**
@@ -93,25 +93,22 @@ const essentialTerms = (cursors: ReadonlyArray<PostingCursor>, primed: number): 
 /**
  * Offers the documents that can beat `primed` to `heap`, scored term at a time (see the module
  * comment); `essential` from termAtATimePlan: the essential words, first in query order, mark
- * their documents as they add their scores, the others add only to marked documents. Only
- * documents in [from, to) are read.
+ * their documents as they add their scores, the others add only to marked documents.
  */
 export const rankTermAtATime = (
   index: InvertedIndex,
   cursors: ReadonlyArray<PostingCursor>,
   essential: Uint8Array,
   heap: TopK,
-  primed: number,
-  from = 0,
-  to = endOfPostings
+  primed: number
 ): void => {
   const { scores, marks } = index.accumulators()
   let last = -1
   try {
     for (let i = 0; i < cursors.length; i++) {
       const { termId, weight } = cursors[i]!
-      if (essential[i] === 1) last = Math.max(last, addScores(index, termId, weight, scores, marks, true, from, to))
-      else addScores(index, termId, weight, scores, marks, false, from, to)
+      if (essential[i] === 1) last = Math.max(last, addScores(index, termId, weight, scores, marks, true))
+      else addScores(index, termId, weight, scores, marks, false)
     }
   } catch (error) {
     // The accumulators are shared by every query: none may keep a half-done query's sums.
@@ -121,7 +118,7 @@ export const rankTermAtATime = (
   }
   // Every mark and every score added is cleared as it is read, ready for the next query.
   let threshold = primed
-  for (let word = from >>> 5; word <= last >>> 5 && last >= 0; word++) {
+  for (let word = 0; word <= last >>> 5 && last >= 0; word++) {
     let bits = marks[word]!
     if (bits === 0) continue
     marks[word] = 0

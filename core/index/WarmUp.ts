@@ -1,11 +1,11 @@
 /**
  * Warming an opened index before it serves: queries made from its own page titles, answered as
- * real ones are (ranking, snippets, image search), so the JIT has compiled the query path, and
- * the helper thread's too (costly queries are shared with it), before the first user waits.
+ * real ones are (ranking, snippets, image search), so the JIT has compiled the query path
+ * before the first user waits.
  * Solr's firstSearcher warming queries do the same for its caches.
  *
  * Why: a server just started answers its first thousand queries slower than later ones. At 56k
- * passages with two ranking threads, a pass over the search bench's 250 AND-like queries right
+ * passages, a pass over the search bench's 250 AND-like queries right
  * after one warm-up pass had a p99 of 0.86-1.87 ms; after 2,000 of these queries, 0.71-1.13 ms,
  * as after three passes of the bench's own queries (test/bench/search.ts; docs/performance.md,
  * warm-up and whole pages).

@@ -8,9 +8,8 @@
  * One query set for every size, drawn from the titles of the first 100k passages.
  *
  * Then the query rounds: each size's snapshot opened in a fresh process as a server opens it
- * (support/snapshotQueries.ts), the sizes in a rotating order, `--rounds` times (default 5); on a
- * machine of two cores or more each size runs twice a round, with costly queries ranked on two
- * threads (the server's default there) and on one. The q/s share of 1M against 100k is checked
+ * (support/snapshotQueries.ts), the sizes in a rotating order, `--rounds` times (default 5). The
+ * q/s share of 1M against 100k is checked
  * on the median of the shares paired within a round: columns built minutes apart had given 0.24x
  * and 0.59x for the same code on this machine.
  *
@@ -27,7 +26,6 @@ import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
 import { makeBenchQueries } from "./support/benchQueries.ts"
 import { lastJsonLine, readJsonlLines } from "./support/jsonlLines.ts"
-import { defaultRankingThreads } from "../../adapters/node/snapshotFile.ts"
 import { ensurePassageCorpus } from "./support/passageCorpus.ts"
 import { ensureScaleCorpus, scaleDir, scaleTarget } from "./support/scaleCorpus.ts"
 import { bareAndResultRows, bareFigures, type FigureRow, type FigureValue } from "./support/figureRows.ts"
@@ -107,20 +105,17 @@ for (const n of sizes) {
   }
 }
 
-// The query rounds: fresh processes on each size's snapshot, the sizes (and thread counts) in a rotating order.
+// The query rounds: fresh processes on each size's snapshot, the sizes in a rotating order.
 type RoundFigures = Required<QuerySetFigures>
 type QuerySet = keyof RoundFigures
 const roundTimer = resolve(import.meta.dirname, "support/snapshotQueries.ts")
-/** The server's default here first (two threads with two cores), then one thread to compare. */
-const threadings = defaultRankingThreads() === 2 ? [2, 1] : [1]
-const threadsLabel = (threads: number) => (threads === 2 ? "two threads" : "one thread")
-const runs = roundSnapshots.flatMap((snapshot) => threadings.map((threads) => ({ ...snapshot, threads, key: `${snapshot.documents}:${threads}` })))
+const runs = roundSnapshots.map((snapshot) => ({ ...snapshot, key: String(snapshot.documents) }))
 const roundsBySize = new Map<string, Array<RoundFigures>>(runs.map((run) => [run.key, []]))
 for (let r = 0; r < rounds; r++) {
   for (let i = 0; i < runs.length; i++) {
     const run = runs[(i + r) % runs.length]!
-    process.stdout.write(`query round ${r + 1}/${rounds}: ${sizeLabel(run.documents)}, ${threadsLabel(run.threads)} ... `)
-    const out = execFileSync(process.execPath, ["--max-old-space-size=16384", roundTimer, run.path, queriesPath, String(run.threads)], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 1_800_000 })
+    process.stdout.write(`query round ${r + 1}/${rounds}: ${sizeLabel(run.documents)} ... `)
+    const out = execFileSync(process.execPath, ["--max-old-space-size=16384", roundTimer, run.path, queriesPath], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 1_800_000 })
     roundsBySize.get(run.key)!.push(lastJsonLine<RoundFigures>(out))
     console.log("done")
   }
@@ -174,8 +169,8 @@ if (million !== undefined && reference !== undefined) {
 const setLabel: Record<QuerySet, string> = { andLike: "AND-like", orLike: "OR-like", andLikeBare: "AND-like, no snippets", orLikeBare: "OR-like, no snippets" }
 const querySets: Array<QuerySet> = ["andLike", "orLike", "andLikeBare", "orLikeBare"]
 if (runs.length > 0) {
-  console.log(`\nQuery rounds: ${rounds}, each size's snapshot opened in a fresh process as \`npm start\` opens it, sizes and thread counts in a rotating order; each one's median round\n`)
-  console.log(`| measure | ${runs.map((run) => `Periscope ${sizeLabel(run.documents)}${threadings.length > 1 ? `, ${threadsLabel(run.threads)}` : ""}`).join(" | ")} |`)
+  console.log(`\nQuery rounds: ${rounds}, each size's snapshot opened in a fresh process as \`npm start\` opens it, sizes in a rotating order; each one's median round\n`)
+  console.log(`| measure | ${runs.map((run) => `Periscope ${sizeLabel(run.documents)}`).join(" | ")} |`)
   console.log(`|---|${runs.map(() => "---").join("|")}|`)
   for (const set of querySets) {
     const typical = runs.map((run) => medianBy(roundsBySize.get(run.key)!, (f) => f[set].qps)[set])
@@ -183,19 +178,15 @@ if (runs.length > 0) {
     console.log(`| ${setLabel[set]} p99 (ms) | ${typical.map((f) => f.p99Ms.toFixed(2)).join(" | ")} |`)
   }
 }
-/** The share of 100k's q/s that 1M keeps, round by round, with `threads` ranking threads. */
-const roundShares = (set: QuerySet, threads: number) => {
-  const million = roundsBySize.get(`1000000:${threads}`)
-  const hundred = roundsBySize.get(`100000:${threads}`)
+/** The share of 100k's q/s that 1M keeps, round by round. */
+const roundShares = (set: QuerySet) => {
+  const million = roundsBySize.get("1000000")
+  const hundred = roundsBySize.get("100000")
   return million === undefined || hundred === undefined ? undefined : million.map((f, r) => f[set].qps / hundred[r]![set].qps)
 }
-for (const threads of threadings) {
-  for (const set of ["andLike", "orLike"] as const) {
-    const shares = roundShares(set, threads)
-    if (shares === undefined) continue
-    const who = threadings.length > 1 ? `${threadsLabel(threads)}: ` : ""
-    checks.push([`${who}${setLabel[set]} q/s at 1M >= 0.5x q/s at 100k (${describePaired(shares)})`, median(shares) >= 0.5])
-  }
+for (const set of ["andLike", "orLike"] as const) {
+  const shares = roundShares(set)
+  if (shares !== undefined) checks.push([`${setLabel[set]} q/s at 1M >= 0.5x q/s at 100k (${describePaired(shares)})`, median(shares) >= 0.5])
 }
 if (checks.length > 0) {
   console.log("\nTargets:")
@@ -212,8 +203,7 @@ const kept = (engine: string) => {
     `no snippets: AND-like ${ratio((f) => bareFigures(f, "andLike").qps)}, OR-like ${ratio((f) => bareFigures(f, "orLike").qps)}`
 }
 const keptRows = ["Periscope", "Xapian glass"].flatMap((engine) => { const k = kept(engine); return k === undefined ? [] : [`  ${engine.padEnd(13)} ${k}`] })
-for (const threads of [...threadings].reverse()) {
-  if (roundShares("andLike", threads) === undefined) continue
-  keptRows.unshift(`  Periscope, query rounds, ${threadsLabel(threads)} (medians of paired shares): ${querySets.map((set) => `${setLabel[set]} ${median(roundShares(set, threads)!).toFixed(2)}x`).join(", ")}`)
+if (roundShares("andLike") !== undefined) {
+  keptRows.unshift(`  Periscope, query rounds (medians of paired shares): ${querySets.map((set) => `${setLabel[set]} ${median(roundShares(set)!).toFixed(2)}x`).join(", ")}`)
 }
 if (keptRows.length > 0) console.log(["", "q/s at 1M as a share of q/s at 100k (the building processes' one run, then the query rounds):", ...keptRows].join("\n"))

@@ -16,7 +16,7 @@
  * files go to .cache/bench/pages. The issue's targets are checked on passages.
  *
  * Run: node test/bench/search.ts [--rounds 3] [--pages] [engine ...]
- *   engines: periscope periscope-one-thread periscope-no-proximity xapian-inmemory xapian-glass minisearch orama flexsearch (default: all)
+ *   engines: periscope periscope-no-proximity xapian-inmemory xapian-glass minisearch orama flexsearch (default: all)
  */
 import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -31,7 +31,7 @@ import { describePaired, median, medianBy } from "./support/stats.ts"
 import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
 import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
-const allEngines = ["periscope", "periscope-one-thread", "periscope-no-proximity", "xapian-inmemory", "xapian-glass", "minisearch", "orama", "flexsearch"]
+const allEngines = ["periscope", "periscope-no-proximity", "xapian-inmemory", "xapian-glass", "minisearch", "orama", "flexsearch"]
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: "string", default: "3" }, pages: { type: "boolean", default: false } } })
 const unit = values.pages ? "pages" : "passages"
 const rounds = wholeNumberOption("--rounds", values.rounds)
@@ -149,19 +149,17 @@ if (periscope !== undefined && mini !== undefined) {
     [`memory (heap + buffers) <= 0.5x MiniSearch (${fixed(memory(periscope) / memory(mini), 2)}x)`, memory(periscope) <= 0.5 * memory(mini)]
   )
 }
-// Periscope as the server runs it here (costly queries on two threads with two cores), and on one thread when measured.
-for (const engine of [periscope, results.find((r) => r.engine === "Periscope, one thread")]) {
-  if (engine === undefined) continue
-  const who = engine === periscope ? "" : `${engine.engine}: `
+// Periscope as the server runs it.
+if (periscope !== undefined) {
   // The median over rounds of each set's p99 and of the load time.
-  const runs = runsOf(engine.engine)
+  const runs = runsOf(periscope.engine)
   const andP99 = median(runs.map((f) => f.andLike.p99Ms))
   const orP99 = median(runs.map((f) => f.orLike.p99Ms))
   const loadMs = median(runs.map((f) => f.loadMs ?? 0))
   const each = (p99s: ReadonlyArray<number>) => (rounds > 1 ? ` [${p99s.map((x) => fixed(x, 2)).join(", ")}]` : "")
   checks.push(
-    [`${who}p99 < 1 ms with snippets (median of rounds: AND ${fixed(andP99, 2)}${each(runs.map((f) => f.andLike.p99Ms))}, OR ${fixed(orP99, 2)}${each(runs.map((f) => f.orLike.p99Ms))})`, Math.max(andP99, orP99) < 1],
-    [`${who}snapshot load < 200 ms (${fixed(loadMs, 0)} ms)`, loadMs < 200]
+    [`p99 < 1 ms with snippets (median of rounds: AND ${fixed(andP99, 2)}${each(runs.map((f) => f.andLike.p99Ms))}, OR ${fixed(orP99, 2)}${each(runs.map((f) => f.orLike.p99Ms))})`, Math.max(andP99, orP99) < 1],
+    [`snapshot load < 200 ms (${fixed(loadMs, 0)} ms)`, loadMs < 200]
   )
   const glass = results.find((r) => r.engine.endsWith("glass"))
   const inMemory = results.find((r) => r.engine.endsWith("in-memory"))
@@ -169,11 +167,11 @@ for (const engine of [periscope, results.find((r) => r.engine === "Periscope, on
     const name = set === "andLike" ? "AND-like" : "OR-like"
     if (glass !== undefined) {
       const value = (f: WorkerFigures) => f[set].qps
-      checks.push([`${who}${name} q/s with snippets >= Xapian glass with snippets (${describeRatio(engine, glass, value)})`, pairedRatio(engine, glass, value) >= 1])
+      checks.push([`${name} q/s with snippets >= Xapian glass with snippets (${describeRatio(periscope, glass, value)})`, pairedRatio(periscope, glass, value) >= 1])
     }
     if (inMemory !== undefined) {
       const value = (f: WorkerFigures) => bareFigures(f, set).qps
-      checks.push([`${who}${name} q/s without snippets >= Xapian in-memory without snippets (${describeRatio(engine, inMemory, value)})`, pairedRatio(engine, inMemory, value) >= 1])
+      checks.push([`${name} q/s without snippets >= Xapian in-memory without snippets (${describeRatio(periscope, inMemory, value)})`, pairedRatio(periscope, inMemory, value) >= 1])
     }
   }
 }

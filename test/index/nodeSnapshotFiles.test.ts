@@ -10,10 +10,9 @@ import { loadSnapshotFile, openInPlace, openSnapshotFile, readSnapshotFile, Snap
 import { nodeEngineHooks } from "../../adapters/node/platform.ts"
 import { searchChoiceOf, searchLayer } from "../../core/app/SearchBackend.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
-import { rankingArraysOf } from "../../core/index/HelperThread.ts"
 import { encodeSnapshot, SnapshotError, TextInSource } from "../../core/index/Snapshot.ts"
 import { sampleDocuments } from "./corpus.ts"
-import { buildIndex, rankingChannelOf } from "./support.ts"
+import { buildIndex } from "./support.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "periscope-snapshot-files-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -83,31 +82,13 @@ describe("snapshot files (Node)", () => {
     expect(index.parts.pages.bytes).toBeInstanceOf(TextInSource)
   })
 
-  it("open in place on two ranking threads: the index in shared memory with a helper thread, the same answers; on one, neither", async () => {
-    const path = join(dir, "threads.snapshot")
-    await Effect.runPromise(writeSnapshotFile(path, bytes))
-    const hooks = (rankingThreads: number) => nodeEngineHooks(settingsOf({ search: { rankingThreads } }))
-    const two = (await Effect.runPromise(hooks(2).openFile!(path))).index
-    try {
-      const one = (await Effect.runPromise(hooks(1).openFile!(path))).index
-      expect(rankingArraysOf(two)).toBeDefined()
-      expect(rankingChannelOf(two)?.usable).toBe(true)
-      expect(rankingArraysOf(one)).toBeUndefined()
-      expect(rankingChannelOf(one)).toBeUndefined()
-      for (const query of ["event loop", "asyncio", "templates generics"]) expect(two.search(query, 10)).toEqual(one.search(query, 10))
-    } finally {
-      // Its helper thread ends, whatever the assertions said.
-      rankingChannelOf(two)?.stop()
-    }
-  })
-
   it("are warmed up before they serve for the time the settings give, and not for 0", async () => {
     const path = join(dir, "warm.snapshot")
     await Effect.runPromise(writeSnapshotFile(path, bytes))
     const logsOf = async (search: { readonly warmUpMs?: number }, defaultWarmUpMs?: number) => {
       const messages: Array<string> = []
       const logger = Logger.make((options) => void messages.push(String(options.message)))
-      const settings = settingsOf({ search: { rankingThreads: 1, ...search } })
+      const settings = settingsOf({ search })
       const choice = searchChoiceOf(settings.search, path, defaultWarmUpMs)
       const layer = searchLayer(choice, nodeEngineHooks(settings)).pipe(Layer.provide(NodeFileSystem.layer), Layer.provide(FetchHttpClient.layer))
       await Effect.runPromise(Effect.scoped(Layer.build(layer)).pipe(Effect.provide(Logger.layer([logger]))))

@@ -3,19 +3,15 @@
  * one index holding both, scored with the statistics the design states (the whole's document
  * count and frequencies, the snapshot's average field lengths): the same pages, order and scores
  * as one index built from both pages and given those statistics; a segment page hides the
- * snapshot page with its URL; technical tokens read alike on both sides; a snapshot ranked on
- * two threads gives the same answers; links take steps.
+ * snapshot page with its URL; technical tokens read alike on both sides; links take steps.
  */
-import { once } from "node:events"
 import { describe, expect, it } from "vitest"
-import { startRankingHelper } from "../../adapters/node/rankingHelper.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import type { EngineOptions } from "../../core/index/IndexBuilder.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { buildSegment } from "../../core/index/SegmentBuild.ts"
 import { linkSegment, runToEnd, SegmentedIndex } from "../../core/index/SegmentedIndex.ts"
-import { decodeSnapshot, encodeSnapshot } from "../../core/index/Snapshot.ts"
-import { buildIndex, rankingChannelOf, seeded } from "./support.ts"
+import { buildIndex, seeded } from "./support.ts"
 
 const random = seeded(54)
 const vocabulary = Array.from({ length: 1500 }, (_, i) => `v${i.toString(36)}`)
@@ -129,36 +125,5 @@ describe("a segment of added pages beside a snapshot", () => {
     const linking = linkSegment(snapshot, buildSegment(addedPages, snapshot.options))
     while (linking.next().done !== true) steps++
     expect(steps).toBeGreaterThan(1)
-  })
-})
-
-describe("a segment beside a snapshot ranked on two threads", () => {
-  // Common words on every page: queries costly enough to share with the helper.
-  const common = Array.from({ length: 12 }, (_, i) => `w${i}`)
-  const pick = () => (random() < 0.85 ? common[Math.floor(random() * random() * common.length)]! : vocabulary[Math.floor(random() * vocabulary.length)]!)
-  const pages = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ url: `https://${prefix}.example/${i}`, title: pick(), text: Array.from({ length: 10 + Math.floor(random() * 30) }, pick).join(" ") }))
-  const bytes = encodeSnapshot(buildIndex(pages(12_000, "s"), options))
-  const added = pages(300, "n")
-
-  it("gives the answers of one thread: the helper ranks with the whole's idf", async () => {
-    const shared = new Uint8Array(new SharedArrayBuffer(bytes.length))
-    shared.set(bytes)
-    const two = decodeSnapshot(shared)
-    const helper = startRankingHelper(two, { minPostings: 4000 })!
-    try {
-      await once(helper.worker, "online")
-      const one = link(decodeSnapshot(bytes), added)
-      const joined = link(two, added)
-      const channel = rankingChannelOf(two)!
-      const until = performance.now() + 10_000
-      for (let q = 0; channel.helped === 0 || q < 60; q++) {
-        if (q > 400 && performance.now() > until) break
-        const words = Array.from({ length: 2 + Math.floor(random() * 3) }, () => common[Math.floor(random() * common.length)]!).join(" ")
-        expect(joined.rank(words, 15), words).toEqual(one.rank(words, 15))
-      }
-      expect(channel.helped).toBeGreaterThan(0)
-    } finally {
-      helper.stop()
-    }
   })
 })

@@ -1,7 +1,6 @@
 /** Small helpers shared by the index tests. */
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { type EngineOptions, IndexBuilder } from "../../core/index/IndexBuilder.ts"
-import type { RankingChannel } from "../../core/index/RankingChannel.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 
 export const buildIndex = (docs: ReadonlyArray<IndexDocument>, options?: EngineOptions): SearchIndex => {
@@ -16,10 +15,6 @@ export const plainBm25: EngineOptions = { fieldWeights: { title: 0, body: 1, url
 
 /** A ranked document as the exactness tests compare it: its score to nine places, then its id. */
 export const rankKey = (score: number, doc: number) => `${score.toFixed(9)}:${doc}`
-
-/** The channel an index shares its costly queries through (SearchIndex.shareRanking), undefined when it ranks on one thread. */
-export const rankingChannelOf = (index: SearchIndex): RankingChannel | undefined =>
-  (index as unknown as { shared?: { web: { channel: RankingChannel } } }).shared?.web.channel
 
 export const links = (index: SearchIndex, query: string, limit = 10) => index.search(query, limit).hits.map((h) => h.link)
 

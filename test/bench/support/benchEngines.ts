@@ -11,7 +11,7 @@ import englishPreset from "flexsearch/lang/en"
 import { Effect } from "effect"
 import MiniSearch from "minisearch"
 import { stemmer } from "stemmer"
-import { defaultRankingThreads, openInPlace } from "../../../adapters/node/snapshotFile.ts"
+import { openInPlace } from "../../../adapters/node/snapshotFile.ts"
 import { englishStopWords } from "../../../core/index/analysis/StopWords.ts"
 import type { IndexDocument } from "../../../core/index/Document.ts"
 import { defaultEngineOptions, type EngineOptions, IndexBuilder } from "../../../core/index/IndexBuilder.ts"
@@ -46,10 +46,9 @@ const utf8Decoder = new TextDecoder()
 
 /**
  * Periscope with its defaults, or with other engine options under another name (the same bench
- * code). `rankingThreads`: as the server opens its snapshot on this machine unless told (two
- * threads for costly queries with two cores or more), or one.
+ * code).
  */
-const periscopeWith = (name: string, options?: EngineOptions, rankingThreads = defaultRankingThreads()) => (): BenchEngine => {
+const periscopeWith = (name: string, options?: EngineOptions) => (): BenchEngine => {
   let index: SearchIndex | undefined
   return {
     name,
@@ -62,10 +61,10 @@ const periscopeWith = (name: string, options?: EngineOptions, rankingThreads = d
     searchBare: (query) => index!.rank(query, 10).length,
     save: async () => encodeSnapshot(index!),
     load: async (bytes) => decodeSnapshot(bytes),
-    // `npm start` opens the file with the page text left on disk (adapters/node/snapshotFile.ts),
-    // reads the text into memory in the background, and ranks costly queries on `rankingThreads`.
+    // `npm start` opens the file with the page text left on disk (adapters/node/snapshotFile.ts)
+    // and reads the text into memory in the background.
     async open(path) {
-      const opened = await Effect.runPromise(openInPlace(path, { rankingThreads }))
+      const opened = await Effect.runPromise(openInPlace(path))
       index = opened.index
       return opened
     },
@@ -182,13 +181,10 @@ const periscope = periscopeWith("Periscope")
  * BM25), to show what that re-ranking costs in speed; relevance.ts shows what it gives in nDCG@10.
  */
 const periscopeNoProximity = periscopeWith("Periscope, no proximity", { proximity: 0 })
-/** Every query ranked on the thread that answers it (search.rankingThreads 1): the engine alone against the single-threaded peers. */
-const periscopeOneThread = periscopeWith("Periscope, one thread", undefined, 1)
 
 export const benchEngines: Record<string, () => BenchEngine> = {
   periscope,
   "periscope-no-proximity": periscopeNoProximity,
-  "periscope-one-thread": periscopeOneThread,
   minisearch: miniSearch,
   orama,
   flexsearch: flexSearch

@@ -71,8 +71,7 @@ const main = async () => {
   loaded = undefined
   void loaded
   // Queries are timed on a collected heap, as a server that opened its snapshot has: the build's
-  // garbage (hundreds of MB) collected during the queries took the second core from a helper
-  // thread (Periscope's p99 with two threads 2.1-2.4 ms instead of 1.0-1.2).
+  // garbage (hundreds of MB) would otherwise be collected during the timed queries.
   await settle()
 
   const timed = await timeQuerySets(queries, (q) => engine.search(q), engine.searchBare)

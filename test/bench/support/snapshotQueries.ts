@@ -5,21 +5,19 @@
  * that 100k and 1M are timed minutes apart at most and their ratio can be paired within a round.
  * Prints one JSON line: {"andLike", "orLike", "andLikeBare", "orLikeBare"} of LatencyFigures.
  *
- *   node snapshotQueries.ts <snapshot path> <queries.json> [ranking threads: 1 or 2, default as the server on this machine]
+ *   node snapshotQueries.ts <snapshot path> <queries.json>
  */
 import { readFileSync } from "node:fs"
 import { Effect } from "effect"
-import { defaultRankingThreads, openInPlace } from "../../../adapters/node/snapshotFile.ts"
+import { openInPlace } from "../../../adapters/node/snapshotFile.ts"
 import { warmUp } from "../../../core/index/WarmUp.ts"
 import type { BenchQueries } from "./benchQueries.ts"
 import { timeQuerySets } from "./queryTiming.ts"
 
-const [snapshotPath, queriesPath, threads] = process.argv.slice(2)
-if (snapshotPath === undefined || queriesPath === undefined) throw new Error("usage: snapshotQueries.ts <snapshot path> <queries.json> [ranking threads]")
-const rankingThreads = threads === undefined ? defaultRankingThreads() : Number(threads)
-if (rankingThreads !== 1 && rankingThreads !== 2) throw new Error(`ranking threads must be 1 or 2, got ${threads}`)
+const [snapshotPath, queriesPath] = process.argv.slice(2)
+if (snapshotPath === undefined || queriesPath === undefined) throw new Error("usage: snapshotQueries.ts <snapshot path> <queries.json>")
 const queries = JSON.parse(readFileSync(queriesPath, "utf8")) as BenchQueries
-const { index, settled } = await Effect.runPromise(openInPlace(snapshotPath, { rankingThreads }))
+const { index, settled } = await Effect.runPromise(openInPlace(snapshotPath))
 warmUp(index)
 const text = await settled
 if (text !== "held") throw new Error(`${snapshotPath}: the page text was not read in (${text})`)

@@ -39,9 +39,11 @@ import type { DocumentSource } from "../../core/ingest/DocumentSource.ts"
 import { type IndexProgress, type IndexRunResult, type ProgressView, runIndex, silentProgress } from "../../core/ingest/IndexRun.ts"
 import { type BulkOptions, type BulkReport, bulkLoad, countDocuments, deleteIndex } from "../../core/backends/search/OpenSearchBulk.ts"
 import type { OpenSearchConnection, OpenSearchError } from "../../core/backends/search/OpenSearchConnection.ts"
+import { addedPagesPath } from "../../core/backends/AddedPagesJournal.ts"
 import { type EmbedReport, embedStep, formatEmbedReport } from "./embedStep.ts"
 import { extractPool } from "./extractPool.ts"
 import { withFileLock } from "./fileLock.ts"
+import { jsonlSource } from "./sources/jsonlSource.ts"
 import { isStarterSnapshot, type LeftOverFile, loadSnapshotFile, markStarterSnapshot, removeLeftOverTemporaries, writeSnapshotFile } from "./snapshotFile.ts"
 
 export { type IndexProgress, type ProgressView, silentProgress }
@@ -229,8 +231,10 @@ const indexLocked = Effect.fnUntraced(function*(options: IndexRunOptions) {
   const previous = fresh ? undefined : yield* loadPrevious(options.out)
   // The starter index may always be replaced by less: it is no one's work.
   const previousDocuments = previous?.documentCount ?? (fresh && !replacedStarter ? yield* countPrevious(options.out) : undefined)
+  // Pages added to the running server (webFetch's addToIndex) come last; once it reloads this snapshot, the server lets go of them.
+  const added = addedPagesPath(options.out)
   const { index: built, bytes: builtBytes, ...result } = yield* runIndexOn(options.workers, {
-    sources: options.sources,
+    sources: fresh || !existsSync(added) ? options.sources : [...options.sources, jsonlSource(added)],
     previous: previous?.documents(),
     progress: options.progress,
     batchSize: options.batchSize,

@@ -1,7 +1,8 @@
 /**
- * webFetch's addToIndex: a fetched page becomes searchable in the running engine (rebuilt
- * off the request path and swapped in), per request or for every fetch by config; the
- * pages already in the index stay, with their images; a page fetched again replaces itself.
+ * webFetch's addToIndex: a fetched page becomes searchable in the running engine (in a segment
+ * built off the request path, beside the snapshot), per request or for every fetch by config;
+ * the pages already in the index stay, with their images; a page fetched again replaces itself;
+ * the answer says whether the page went in.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
@@ -60,8 +61,9 @@ describe("webFetch addToIndex", () => {
       await new Promise((r) => setTimeout(r, 300))
       expect((await search(server, "quuxolotl")).organic ?? []).toEqual([])
       // With it (served from the cache this time), the page becomes searchable.
-      const { status } = await postFetch(server.url, { url: `${site.origin}/notes.html`, addToIndex: true })
+      const { status, body } = await postFetch(server.url, { url: `${site.origin}/notes.html`, addToIndex: true })
       expect(status).toBe(200)
+      expect(body.extra).toEqual({ index: { added: true } })
       expect(await eventually(async () => ((await search(server, "quuxolotl")).organic ?? []).length === 1)).toBe(true)
       const hit = (await search(server, "quuxolotl")).organic[0]
       expect(hit).toMatchObject({ title: "Zanzibar notes", link: `${site.origin}/notes.html` })
@@ -81,7 +83,10 @@ describe("webFetch addToIndex", () => {
   it("fetch.addToIndex in the config adds every fetched page", async () => {
     const server = await startFetchServer({ allowHosts: [site.host], addToIndex: true }, { search: { _tag: "EngineBytes", bytes: snapshot() } })
     try {
-      expect((await postFetch(server.url, { url: `${site.origin}/config.html` })).status).toBe(200)
+      // Added by the config, not asked for: the envelope is the one without the option.
+      const { status, body } = await postFetch(server.url, { url: `${site.origin}/config.html` })
+      expect(status).toBe(200)
+      expect(body.extra).toBeNull()
       expect(await eventually(async () => ((await search(server, "glorbenfest")).organic ?? []).length === 1)).toBe(true)
     } finally {
       await server.close()
@@ -94,6 +99,7 @@ describe("webFetch addToIndex", () => {
       const { status, body } = await postFetch(server.url, { url: `${site.origin}/config.html`, addToIndex: true })
       expect(status).toBe(200)
       expect(body.data.title).toBe("By config")
+      expect(body.extra.index).toMatchObject({ added: false, reason: "no_index" })
     } finally {
       await server.close()
     }

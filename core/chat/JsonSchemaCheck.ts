@@ -7,6 +7,7 @@
  * backtracking engine could block the event loop for minutes (`^(a+)+$`).
  */
 import { RE2JS } from "re2js"
+import { patternSize } from "./PatternSize.ts"
 
 // Not effect's Predicate: job threads load this module (ValidationJobs), and need nothing more.
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
@@ -37,7 +38,10 @@ export const draftOf = (schema: unknown): "4" | "7" | "2019-09" | "2020-12" | un
 // --- linear-time regular expressions -------------------------------------------
 
 const MAX_CACHED = 1024
-const compiled = new Map<string, RE2JS>()
+/** Steps (PatternSize) the cached programs may hold together: a large program takes most of a megabyte. */
+const MAX_CACHED_STEPS = 100_000
+const compiled = new Map<string, { readonly re: RE2JS; readonly steps: number }>()
+let cachedSteps = 0
 
 const flagBits = (flags: string): number =>
   (flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0) | (flags.includes("s") ? RE2JS.DOTALL : 0) |
@@ -46,13 +50,18 @@ const flagBits = (flags: string): number =>
 /** Compiles an ECMAScript pattern for RE2; throws (RE2JSSyntaxException) where RE2 cannot run it in linear time. */
 export const compileLinear = (pattern: string, flags = ""): RE2JS => {
   const key = `${flags}/${pattern}`
-  let re = compiled.get(key)
-  if (re === undefined) {
-    re = RE2JS.compile(RE2JS.translateRegExp(pattern), flagBits(flags))
-    // Schemas repeat their patterns across requests; the cache bounds memory, not correctness.
-    if (compiled.size >= MAX_CACHED) compiled.delete(compiled.keys().next().value!)
-    compiled.set(key, re)
+  const cached = compiled.get(key)
+  if (cached !== undefined) return cached.re
+  const re = RE2JS.compile(RE2JS.translateRegExp(pattern), flagBits(flags))
+  // Schemas repeat their patterns across requests; the cache bounds memory, not correctness.
+  const steps = patternSize(pattern)
+  while (compiled.size > 0 && (compiled.size >= MAX_CACHED || cachedSteps + steps > MAX_CACHED_STEPS)) {
+    const [oldest, entry] = compiled.entries().next().value!
+    compiled.delete(oldest)
+    cachedSteps -= entry.steps
   }
+  compiled.set(key, { re, steps })
+  cachedSteps += steps
   return re
 }
 

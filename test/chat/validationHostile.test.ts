@@ -12,7 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { ChatConfig } from "../../core/config/ChatConfig.ts"
 import { type MockUpstream, startMockUpstream } from "../support/mockUpstream.ts"
-import { authHeaders, type RunningServer, startInProcess } from "../support/servers.ts"
+import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
+import { authHeaders, type RunningServer, startInProcess, TEST_KEY } from "../support/servers.ts"
 
 const numbers = Array.from({ length: 60_000 }, (_, i) => i)
 /** Arguments by tool name: what the stand-in model answers every time it is asked. */
@@ -42,8 +43,9 @@ const ask = (server: RunningServer, name: string, parameters: Record<string, unk
   })
 
 /**
- * Runs `hostile` while four clients search back to back; every search must answer 200 within
- * its deadline. Resolves with the hostile answer and how many searches were answered.
+ * Runs `hostile` while four clients search at a steady rate; every search must answer 200
+ * within its deadline. Resolves with the hostile answer and how many searches were answered
+ * from when it went out (until a few after its answer).
  */
 const underSearchLoad = async (server: RunningServer, hostile: () => Promise<Response>) => {
   let done = false
@@ -64,16 +66,23 @@ const underSearchLoad = async (server: RunningServer, hostile: () => Promise<Res
       } catch (e) {
         failures.push(String(e))
       }
+      // A steady rate: each client about 50 searches a second.
+      await new Promise((r) => setTimeout(r, 20))
     }
   }
   const clients = [client(), client(), client(), client()]
-  // The searches are under way before the hostile request goes out.
-  while (answered < 4 && failures.length === 0) await new Promise((r) => setTimeout(r, 5))
+  const settled = (count: number) => async () => {
+    while (answered < count && failures.length === 0) await new Promise((r) => setTimeout(r, 5))
+  }
+  // The searches are under way before the hostile request goes out, and go on until a few more are answered after it.
+  await settled(4)()
+  const before = answered
   const response = await hostile()
   const body = await response.json() as any
+  await settled(before + 4)()
   done = true
   await Promise.all(clients)
-  return { status: response.status, body, answered, failures }
+  return { status: response.status, body, answered: answered - before, failures }
 }
 
 describe("hostile tool calls, answered while searches keep being answered", () => {
@@ -91,13 +100,15 @@ describe("hostile tool calls, answered while searches keep being answered", () =
       }
     })
     const start = async (validation: NonNullable<ChatConfig["validation"]>) => {
-      const server = await startInProcess({ chatConfig: configOf(upstream.url, validation) })
+      // A key whose rate limit the steady searches of every test together stay far below.
+      const server = await startInProcess({ chatConfig: configOf(upstream.url, validation), keys: recordsFromPlainKeys([TEST_KEY], 1_000_000) })
       servers.push(server)
       return server
     }
     defaults = await start({ policy: "retry", retries: 2 })
     raisedArguments = await start({ policy: "repair", maxArgumentBytes: 4 * 1024 * 1024 })
-    raisedUnique = await start({ policy: "retry", retries: 0, maxArgumentBytes: 4 * 1024 * 1024, maxUniqueItems: 100_000 })
+    // Checked on a job thread: a deadline that a loaded machine's slow thread start does not reach.
+    raisedUnique = await start({ policy: "retry", retries: 0, maxArgumentBytes: 4 * 1024 * 1024, maxUniqueItems: 100_000, jobDeadlineMs: 60_000 })
     repairOnJobs = await start({ policy: "repair", maxArgumentBytes: 4 * 1024 * 1024, maxRepairBytes: 1024 * 1024, jobDeadlineMs: 1_000 })
   })
   afterAll(async () => {
@@ -107,7 +118,7 @@ describe("hostile tool calls, answered while searches keep being answered", () =
 
   const expectSearchesAnswered = (outcome: { answered: number; failures: Array<string> }) => {
     expect(outcome.failures).toEqual([])
-    expect(outcome.answered).toBeGreaterThan(4)
+    expect(outcome.answered).toBeGreaterThanOrEqual(4)
   }
 
   it("uniqueItems over 60,000 numbers (348 KB of arguments), default bounds: 502 naming maxArgumentBytes after the retries", async () => {

@@ -134,7 +134,7 @@ describe("the document", () => {
     const search = ["200", "400", "401", "413", "415", "429", "500", "502", "503", "504"]
     expect(statuses("/api/search/webSearch", "post")).toEqual(search)
     expect(statuses("/api/search/imageSearch", "post")).toEqual(search)
-    expect(statuses("/api/search/webFetch", "post")).toEqual([...search, "403"].sort())
+    expect(statuses("/api/search/webFetch", "post")).toEqual([...search, "403", "501"].sort())
     expect(statuses("/v1/chat/completions", "post")).toEqual([...search, "404"].sort())
     expect(statuses("/v1/responses", "post")).toEqual([...search, "404"].sort())
     for (const path of ["/v1/embeddings", "/v1/rerank"]) expect(statuses(path, "post")).toEqual([...search, "404"].sort())

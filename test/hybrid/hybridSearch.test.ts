@@ -13,6 +13,8 @@ import { appLayer } from "../../core/app/Application.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { EmbeddingClient } from "../../core/backends/embeddings/EmbeddingClient.ts"
 import { embedIndex } from "../../core/backends/embeddings/EmbedIndex.ts"
+import { EngineSearch, SearchEngine } from "../../core/backends/EngineSearch.ts"
+import { defaultHybridSearchSettings, HybridSearch } from "../../core/backends/HybridSearch.ts"
 import { ScriptedChat, unconfiguredChat } from "../../core/backends/ScriptedChat.ts"
 import type { ConfigFile } from "../../core/config/ConfigFile.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
@@ -20,6 +22,7 @@ import type { IndexDocument } from "../../core/index/Document.ts"
 import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { encodeSnapshot } from "../../core/index/Snapshot.ts"
+import { WebSearch } from "../../core/search/WebSearch.ts"
 import { type InProcessServer, serveInProcess, TEST_KEY } from "../support/servers.ts"
 import { type ModelServerStandIn, startModelServerStandIn } from "./support/modelServerStandIn.ts"
 
@@ -202,5 +205,29 @@ describe("a server with hybrid retrieval", () => {
       const settingsError = error?._tag === "Fail" ? (error.error as { setting: string; message: string }) : undefined
       expect(`${settingsError?.setting}: ${settingsError?.message}`).toMatch(message)
     }
+  })
+})
+
+describe("hybrid retrieval beside pages added since the snapshot", () => {
+  it("finds an added page by BM25 and the snapshot's pages by vector, fused by link", async () => {
+    const { index } = await embedWith(build(documents), undefined)
+    const embedder = EmbeddingClient.layer({ baseUrl: standIn.baseUrl, model: "stand-in-embed", batchSize: 8, concurrency: 1, timeoutMs: 5_000, queryTimeoutMs: 2_000, retries: 0 }).pipe(
+      Layer.provide(FetchHttpClient.layer)
+    )
+    const engine = EngineSearch.layer(index)
+    const program = Effect.gen(function*() {
+      const search = yield* WebSearch
+      const added = yield* (yield* SearchEngine).add({ url: "https://new.example/tyres", title: "Tyres", text: "Winter tyres grip the road in snow." }, "test")
+      expect(added.added).toBe(true)
+      for (let i = 0; i < 100 && !(yield* (yield* SearchEngine).added).searchable; i++) yield* Effect.sleep("20 millis")
+      const tyres = yield* search.search({ keywords: "winter tyres", num: 3 })
+      expect(tyres.organic[0]?.link).toBe("https://new.example/tyres")
+      const automobile = yield* search.search({ keywords: "automobile", num: 3 })
+      expect(automobile.organic.map((r) => r.link)).toContain("https://cars.example/garage")
+    })
+    await Effect.runPromise(program.pipe(
+      Effect.provide(Layer.effect(WebSearch, HybridSearch.make({ ...defaultHybridSearchSettings, queryPrefix: "" })).pipe(Layer.provideMerge(engine), Layer.provide(embedder))),
+      Effect.scoped
+    ))
   })
 })

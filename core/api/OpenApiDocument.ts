@@ -41,6 +41,7 @@ const WEB_FETCH_TEXT: Record<string, string> = {
   "403": "The address is refused by the fetch address policy (private, loopback or not allowed names)",
   "413": "The request body, or the fetched page, is over its size limit",
   "415": "Content-Type is not application/json, or the page's content type cannot be read",
+  "501": "Rendering was asked for (render: always) and this server has no browser; the message says what to install",
   "502": "The site answered with an error status, or the fetch failed",
   "504": "The site did not answer in time"
 }

@@ -31,7 +31,6 @@ import type { GatedServer } from "./GatedServer.ts"
 import { startNodeServer } from "./nodeServer.ts"
 import { BrowserRenderer } from "./browserRenderer.ts"
 import { nodeEngineHooks, nodePlatform } from "./platform.ts"
-import { niceV8Workers } from "./processTuning.ts"
 import { loadSettings } from "./settings.ts"
 import { removeLeftOverTemporaries } from "./snapshotFile.ts"
 
@@ -152,8 +151,6 @@ const drain = (server: GatedServer, streamsEnd: ReturnType<typeof makeStreamsEnd
 const program = Effect.gen(function*() {
   const settings = yield* loadSettings
   yield* Effect.logInfo(`Periscope starting (pid ${process.pid}, data in ${settings.dataDir})`)
-  const niced = niceV8Workers(settings.v8WorkerNice)
-  if (niced > 0) yield* Effect.logDebug(`${niced} V8 background threads at nice ${settings.v8WorkerNice}`)
   yield* pidFile(settings.dataDir)
   yield* removeLeftOvers(settings.search.snapshot)
   const keys = yield* Effect.provide(setupKeys(settings, "persist", [], lockKeysFile), nodePlatform)

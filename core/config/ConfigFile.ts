@@ -103,8 +103,6 @@ export const ConfigFile = Schema.Struct({
   streamKeepAliveSeconds: optionalKey(ruledNumber("must be a number > 0", { exclusiveMin: 0 })),
   /** On SIGTERM, seconds requests in flight may still take; open streams end with an error event just before. Default 10. */
   shutdownGraceSeconds: optionalKey(ruledNumber("must be a number from 0.1 to 3600", { min: 0.1, max: 3600 })),
-  /** Node on Linux: the nice value of V8's background threads (collector and compiler helpers), below the request threads; 0 leaves them. Default 10. */
-  v8WorkerNice: optionalKey(ruledNumber("must be an integer from 0 to 19", { integer: true, min: 0, max: 19 })),
   /** Log one line per request (method, path, status, time). Default false. */
   logRequests: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   search: optionalKey(SearchConfig),

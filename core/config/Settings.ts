@@ -13,9 +13,6 @@ import { type ObservabilitySettings, observabilitySettingsOf } from "./Observabi
 import type { OpenSearchConfig } from "./OpenSearchConfig.ts"
 import { type StoreSettings, storeSettingsOf } from "./StoreConfig.ts"
 
-/** V8 helper threads below the request threads by default: a gateway p99 on two cores (docs/performance.md, V8 tuned for short-lived requests). */
-export const DEFAULT_V8_WORKER_NICE = 10
-
 export class SettingsError extends Schema.TaggedError<SettingsError>()("SettingsError", {
   /** The environment variable or file the bad value came from. */
   setting: Schema.String,
@@ -34,8 +31,6 @@ export interface Settings {
   readonly streamKeepAliveSeconds: number
   /** On SIGTERM: how long requests in flight may take before the process exits (streams are ended with an error event just before). */
   readonly shutdownGraceSeconds: number
-  /** Node on Linux: nice value of V8's background threads (0 leaves them as they are). */
-  readonly v8WorkerNice: number
   readonly logRequests: boolean
   readonly search: {
     readonly backend: "engine" | "fixture" | "opensearch"
@@ -146,7 +141,6 @@ export const settingsOf = (
   rateLimitPerMinute: file.rateLimitPerMinute ?? DEFAULT_REQUESTS_PER_MINUTE,
   streamKeepAliveSeconds: file.streamKeepAliveSeconds ?? 15,
   shutdownGraceSeconds: file.shutdownGraceSeconds ?? 10,
-  v8WorkerNice: file.v8WorkerNice ?? DEFAULT_V8_WORKER_NICE,
   logRequests: file.logRequests ?? false,
   search: {
     backend: file.search?.backend ?? "engine",

@@ -1,10 +1,9 @@
 /**
  * `npm start`'s entry as a real child process: the key made at first start,
- * settings validation naming the setting, V8's background threads niced,
- * and graceful shutdown on SIGTERM (the request in flight finishes, new
+ * settings validation naming the setting, and graceful shutdown on SIGTERM (the request in flight finishes, new
  * requests are answered 503 meanwhile).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -130,48 +129,10 @@ describe("settings are validated at start", () => {
     writeFileSync(file, JSON.stringify({ keys: [{ name: "a", sha256: "a".repeat(64), requestsPerMinut: 5 }] }))
     return fails({ PERISCOPE_KEYS_FILE: file }, /keys\[0\]\.requestsPerMinut: is not a known key \(did you mean "requestsPerMinute"\?\)/)
   })
-  it("names v8WorkerNice out of its range", async () => {
-    for (const nice of [20, -1, 2.5, "10"]) {
-      const file = join(tempDir(), "periscope.json")
-      writeFileSync(file, JSON.stringify({ v8WorkerNice: nice }))
-      await fails({ PERISCOPE_CONFIG: file }, new RegExp(`PERISCOPE_CONFIG .*: v8WorkerNice: must be an integer from 0 to 19, got ${JSON.stringify(nice)}`))
-    }
-  })
   it("names a config file that is not JSON", () => {
     const file = join(tempDir(), "periscope.json")
     writeFileSync(file, "port = 8080")
     return fails({ PERISCOPE_CONFIG: file }, /PERISCOPE_CONFIG .*: file: is not valid JSON/)
-  })
-})
-
-/** Nice value of each thread of `pid` by its name (Linux /proc/<pid>/task/<tid>/stat, field 19). */
-const threadNices = (pid: number): Array<{ name: string; nice: number }> =>
-  readdirSync(`/proc/${pid}/task`).map((tid) => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
-    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))
-    return { name, nice: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) }
-  })
-
-describe.skipIf(process.platform !== "linux")("V8's background threads (Linux)", () => {
-  const started = async (config: unknown) => {
-    const dir = tempDir()
-    const file = join(dir, "periscope.json")
-    writeFileSync(file, JSON.stringify(config))
-    const server = await spawnNodeServer({ PERISCOPE_DATA_DIR: dir, PERISCOPE_API_KEYS: "k", PERISCOPE_CONFIG: file })
-    servers.push(server)
-    expect((await search(server.url, "k")).status).toBe(200)
-    return threadNices(server.child.pid!)
-  }
-  it("run at nice 10 by default, below the threads that answer requests", async () => {
-    const threads = await started({})
-    const workers = threads.filter((t) => t.name === "V8Worker")
-    expect(workers.length).toBeGreaterThan(0)
-    expect(workers.every((t) => t.nice === 10)).toBe(true)
-    expect(threads.filter((t) => t.name !== "V8Worker").every((t) => t.nice === 0)).toBe(true)
-  })
-  it("take the configured v8WorkerNice, and 0 leaves them as they are", async () => {
-    expect((await started({ v8WorkerNice: 7 })).filter((t) => t.name === "V8Worker").map((t) => t.nice)).toSatisfy((nices: Array<number>) => nices.length > 0 && nices.every((n) => n === 7))
-    expect((await started({ v8WorkerNice: 0 })).every((t) => t.nice === 0)).toBe(true)
   })
 })
 

@@ -9,14 +9,10 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { startNodeServer } from "../../../adapters/node/nodeServer.ts"
-import { niceV8Workers } from "../../../adapters/node/processTuning.ts"
-import { DEFAULT_V8_WORKER_NICE } from "../../../core/config/Settings.ts"
 import { hashKey } from "../../../core/auth/KeyRecord.ts"
 import { servicesLayer } from "../../support/servers.ts"
 
 const [port, key, mode] = process.argv.slice(2)
-// The process tuned as `npm start` tunes it (adapters/node/main.ts).
-niceV8Workers(DEFAULT_V8_WORKER_NICE)
 // The bench key's limit is far above what the run sends: the rate limiter still runs on every request.
 const services = servicesLayer({ keys: [{ name: "bench", sha256: hashKey(key!), requestsPerMinute: 1_000_000_000 }] })
 NodeRuntime.runMain(Effect.scoped(Effect.gen(function*() {

@@ -201,13 +201,27 @@ const groupsToScan = (vectors: PassageVectors, query: Float32Array, probe: numbe
   return Array.from(best.sorted().docs)
 }
 
+const identities = new WeakMap<PassageVectors, Int32Array>()
+
+/** Each page its own cluster, for a caller that gives none. */
+const ownClusters = (vectors: PassageVectors): Int32Array => {
+  let found = identities.get(vectors)
+  if (found === undefined) {
+    let pages = 0
+    for (const p of vectors.arrays.page) pages = Math.max(pages, p + 1)
+    identities.set(vectors, found = Int32Array.from({ length: pages }, (_, i) => i))
+  }
+  return found
+}
+
 /** The `k` pages nearest to `query` (normalised, of the vectors' dimension). */
 export const nearestPages = (vectors: PassageVectors, query: Float32Array, k: number, options: NearestOptions = {}): NearestPages => {
   const { dimensions, partitions } = vectors.meta
   const { values, scales, page, offsets } = vectors.arrays
-  const top = new TopK(k, options.cluster)
-  const bestSlot = new Map<number, number>()
-  const bestScore = new Map<number, number>()
+  // One entry per cluster (a page is in its own at least), so the heap keeps each page's best passage.
+  const top = new TopK(k, options.cluster ?? ownClusters(vectors))
+  // The slot that put each kept page in the heap.
+  const slotOf = new Map<number, number>()
   let scanned = 0
   if (query.length !== dimensions || k <= 0) return { docs: new Int32Array(0), scores: new Float64Array(0), slots: new Int32Array(0), scanned }
   const integer = integerQuery(query)
@@ -217,16 +231,12 @@ export const nearestPages = (vectors: PassageVectors, query: Float32Array, k: nu
       const p = page[slot]!
       if (options.accept !== undefined && !options.accept(p)) continue
       const score = dot(integer.values, values.subarray(slot * dimensions, (slot + 1) * dimensions), dimensions) * scales[slot]! * unscale
-      const previous = bestScore.get(p)
-      if (previous !== undefined && previous >= score) continue
-      bestScore.set(p, score)
-      bestSlot.set(p, slot)
-      top.offer(p, score)
+      if (top.offer(p, score)) slotOf.set(p, slot)
     }
     scanned += to - from
   }
   if (partitions === 0) scan(0, vectors.meta.count)
   else for (const group of groupsToScan(vectors, query, options.probe)) scan(offsets[group]!, offsets[group + 1]!)
   const sorted = top.sorted()
-  return { docs: sorted.docs, scores: sorted.scores, slots: Int32Array.from(sorted.docs, (doc) => bestSlot.get(doc)!), scanned }
+  return { docs: sorted.docs, scores: sorted.scores, slots: Int32Array.from(sorted.docs, (doc) => slotOf.get(doc)!), scanned }
 }

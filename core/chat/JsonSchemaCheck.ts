@@ -38,7 +38,7 @@ export const draftOf = (schema: unknown): "4" | "7" | "2019-09" | "2020-12" | un
 // --- linear-time regular expressions -------------------------------------------
 
 const MAX_CACHED = 1024
-/** Steps (PatternSize) the cached programs may hold together: a large program takes most of a megabyte. */
+/** Steps (PatternSize) the cached programs may hold together: memory grows with a program's size, not with the count. */
 const MAX_CACHED_STEPS = 100_000
 const compiled = new Map<string, { readonly re: RE2JS; readonly steps: number }>()
 let cachedSteps = 0

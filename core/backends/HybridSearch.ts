@@ -130,6 +130,7 @@ const make = (settings: HybridSearchSettings): Effect.Effect<WebSearch["Service"
       if (reranker === undefined || hits.length < 2) return Effect.succeed(hits)
       const top = Math.min(settings.rerankTopK, hits.length)
       return reranker.rerank(keywords, texts.slice(0, top)).pipe(
+        Effect.tap(() => noteRetrieval(`reranked: the best ${top} by ${reranker.model ?? "the reranker"}`)),
         Effect.map((scores) => {
           const seen = new Set(scores.map((s) => s.index))
           const order = [...scores.map((s) => s.index), ...Array.from({ length: top }, (_, i) => i).filter((i) => !seen.has(i))]
@@ -159,6 +160,7 @@ const make = (settings: HybridSearchSettings): Effect.Effect<WebSearch["Service"
           if (lexical.lexicalOnly !== undefined) yield* Fiber.interrupt(vector)
           const answer = yield* Effect.try({ try: () => hybridSearch(snapshot, keywords, queryVec, depth, settings, lexical), catch: engineFailure })
           if (answer.lexicalOnly !== undefined && queryVec !== undefined) yield* noteRetrieval(`hybrid retrieval skipped, BM25 results only: ${answer.lexicalOnly}`)
+          else if (answer.lexicalOnly === undefined) yield* noteRetrieval(`hybrid: BM25F fused with the nearest passages of ${embedder.model} (${settings.fusion})`)
           const texts = reranker === undefined ? [] : answer.results.slice(0, settings.rerankTopK).map((r) => rerankText(snapshot, r, settings.rerankMaxChars))
           const hits = yield* reranked(keywords, answer.hits, texts)
           return toWebSearchData(keywords, hits.slice(0, num))

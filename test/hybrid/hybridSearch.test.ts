@@ -114,9 +114,13 @@ describe("a server with hybrid retrieval", () => {
 
   it("finds by vector a page no word of the query is on", async () => {
     Object.assign(standIn.behaviour, { down: false, delayMs: 0 })
-    const { status, body } = await post("/api/search/webSearch", { keywords: "automobile", num: 3 })
+    const { status, body } = await post("/api/search/webSearch", { keywords: "automobile", num: 3, explain: true })
     expect(status).toBe(200)
     expect(links(body).slice(0, 2).sort()).toEqual(["https://cars.example/engine", "https://cars.example/garage"])
+    expect(body.extra.sources[0].notes).toEqual([
+      "hybrid: BM25F fused with the nearest passages of stand-in-embed (rrf)",
+      "reranked: the best 4 by stand-in-rerank"
+    ])
   })
 
   it("reorders the best results by the reranker", async () => {

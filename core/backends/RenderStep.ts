@@ -63,7 +63,7 @@ export const renderStep = (renderer: PageRenderer["Service"] | undefined, limits
   key: (mode) => (mode === "never" || (mode === "auto" && renderer === undefined) ? "" : ` render=${mode}`),
   after: (mode, read, deadline, readBody) => {
     if (mode === "never" || !HTML.test(read.contentType)) return Effect.succeed(read.page)
-    if (mode === "auto" && (renderer === undefined || !isAppShell(new TextDecoder().decode(read.body), read.page.text))) {
+    if (mode === "auto" && (renderer === undefined || !isAppShell(read.body, read.page.text))) {
       return Effect.succeed(read.page)
     }
     if (renderer === undefined) return Effect.fail(new WebFetchError({ reason: "render_unavailable", url: read.url, message: RENDER_UNAVAILABLE }))

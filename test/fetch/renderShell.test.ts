@@ -41,6 +41,19 @@ describe("isAppShell", () => {
     expect(await judge(data)).toBe(false)
   })
 
+  it("judges hostile markup (thousands of unclosed scripts, comments and tags) in one pass", () => {
+    const unclosedScripts = `<html><body><div id="root"></div>${"<script>x=1;".repeat(400_000)}`
+    expect(isAppShell(unclosedScripts, "")).toBe(true)
+    const unclosedComments = `<html><body><script src="/a.js"></script>${"<!-- a ".repeat(400_000)}`
+    expect(isAppShell(unclosedComments, "")).toBe(true)
+    const openTags = `<html><body><script src="/a.js"></script>${"<div <p <span ".repeat(300_000)}`
+    expect(isAppShell(openTags, "")).toBe(true)
+    const hiddenElements = `<html><body><script src="/a.js"></script>${"<svg><style>".repeat(300_000)}<p>${"word ".repeat(100)}</p>`
+    expect(isAppShell(hiddenElements, "")).toBe(true)
+    const bytes = new TextEncoder().encode(`<html><body><div id="app"></div><script type="module" src="/main.js"></script></body></html>`)
+    expect(isAppShell(bytes, "  \n ")).toBe(true)
+  })
+
   it("leaves a short page with a script but text to read alone", async () => {
     const page = `<html><head><title>Status</title><script src="/analytics.js"></script></head><body><h1>Service status</h1><p>All systems are running normally today, and no incident has been reported this week.</p></body></html>`
     expect(await judge(page)).toBe(false)

@@ -3,13 +3,14 @@
  * platform and Debian's Chromium, against pages served on loopback under an allowed test name:
  * an app shell is empty read as sent and whole rendered (asked for, or found by auto); an article
  * is not rendered by auto; rendered pages are cached apart; a script reaching for a refused
- * address gets no connection; a page that never arrives ends at fetch.timeoutMs; without Chromium,
+ * address gets no connection; a killed browser fails its page and the next page gets a new one;
+ * a page that never arrives ends at fetch.timeoutMs; without Chromium,
  * always answers 501 naming what to install and auto reads the page as sent, as it does on a
  * platform with no browser (Deno, the embedded library).
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { APP_HOST, APP_SCRIPT, ARTICLE, EVIL_HOST, haveChromium, SHELL_PAGE, standIn, type StandIn, startRenderServer } from "./renderSite.ts"
+import { APP_HOST, APP_SCRIPT, ARTICLE, EVIL_HOST, haveChromium, ownBrowserPids, SHELL_PAGE, standIn, type StandIn, startRenderServer } from "./renderSite.ts"
 import { type FetchServer, postFetch, send, serveSite, type Site } from "./support.ts"
 
 const run = haveChromium("the webFetch rendering tests")
@@ -20,6 +21,8 @@ describe.skipIf(!run)("webFetch render", () => {
   let server: FetchServer
   let appHost: string
   const held: Array<ServerResponse> = []
+  /** Called when the site receives /held; the request is then kept open until the suite ends. */
+  let onHeld: (() => void) | undefined
   const url = (path: string) => `http://${appHost}${path}`
   const servers: Array<FetchServer> = []
   const start = async (...args: Parameters<typeof startRenderServer>) => {
@@ -46,6 +49,16 @@ describe.skipIf(!run)("webFetch render", () => {
         </script></body></html>`,
         "text/html"
       ),
+      "/holds.html": send(
+        `<!doctype html><html><head><title>Holds</title></head><body><div id="root"></div><script>
+          fetch("/held").then((r) => r.text()).then((t) => { document.getElementById("root").textContent = t })
+        </script></body></html>`,
+        "text/html"
+      ),
+      "/held": (_q: IncomingMessage, r: ServerResponse) => {
+        held.push(r)
+        onHeld?.()
+      },
       "/never.html": (_q: IncomingMessage, r: ServerResponse) => {
         r.writeHead(200, { "content-type": "text/html" })
         r.write(`<!doctype html><html><head><title>Never</title></head><body><div id="root"></div><script src="/never.js"></script>`)
@@ -104,6 +117,23 @@ describe.skipIf(!run)("webFetch render", () => {
     expect(page.status).toBe(200)
     expect(page.body.data.content).toContain("rejected rejected rejected")
     expect(stand.connections()).toBe(0)
+  })
+
+  it("fails the page whose browser is killed mid-render, and renders the next one", async () => {
+    const arrived = new Promise<void>((resolve) => (onHeld = resolve))
+    const pending = postFetch(server.url, { url: url("/holds.html"), render: "always" })
+    await arrived
+    const browsers = ownBrowserPids()
+    expect(browsers.length).toBe(1)
+    process.kill(browsers[0]!, "SIGKILL")
+    const killed = await pending
+    expect(killed.status).toBe(502)
+    expect(killed.body.exception.type).toBe("FetchFailed")
+    expect(killed.body.message).toContain("browser exited")
+    const next = await postFetch(server.url, { url: url("/shell.html"), render: "always", fresh: true })
+    expect(next.status).toBe(200)
+    expect(next.body.data.content).toContain(ARTICLE.paragraphs[1])
+    onHeld = undefined
   })
 
   it("ends a page that never finishes loading at fetch.timeoutMs", async () => {

@@ -131,6 +131,16 @@ describe("a server with hybrid retrieval", () => {
     expect(links(body)[0]).toBe("https://cars.example/garage")
   })
 
+  it("keeps the fused order when the reranker fails, and says so", async () => {
+    const fused = await post("/api/search/webSearch", { keywords: "garage rain", num: 3, explain: true })
+    standIn.behaviour.failNextRerank = [{ status: 503 }]
+    const { status, body } = await post("/api/search/webSearch", { keywords: "garage rain", num: 3, explain: true })
+    expect(status).toBe(200)
+    expect(body.extra.sources[0].notes).toContainEqual(expect.stringMatching(/^reranking skipped, fused order kept: the reranker server answered 503/))
+    expect(links(body)).toHaveLength(fused.body.data.organic.length)
+    standIn.behaviour.failNextRerank = []
+  })
+
   it("answers from BM25 when the embedding server is down or slow, and says so when asked", async () => {
     try {
       for (const behaviour of [{ down: true, delayMs: 0 }, { down: false, delayMs: 2_000 }]) {

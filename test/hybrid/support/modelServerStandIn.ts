@@ -27,6 +27,8 @@ export interface StandInBehaviour {
   delayMs: number
   /** Answered to the next requests, one each, before any is served. */
   failNext: Array<Failure>
+  /** Answered to the next rerank requests only. */
+  failNextRerank: Array<Failure>
   /** Every connection dropped without an answer. */
   down: boolean
   /** Vectors of this many dimensions instead (a model swapped behind the name). */
@@ -102,6 +104,7 @@ export const startModelServerStandIn = async (options: Partial<StandInBehaviour>
     dimensions: 64,
     delayMs: 0,
     failNext: [],
+    failNextRerank: [],
     down: false,
     answerDimensions: undefined,
     malformed: false,
@@ -136,7 +139,7 @@ export const startModelServerStandIn = async (options: Partial<StandInBehaviour>
       json(response, 401, { error: { message: "Incorrect API key provided", type: "invalid_request_error" } })
       return
     }
-    const failure = behaviour.failNext.shift()
+    const failure = behaviour.failNext.shift() ?? (path.endsWith("/rerank") ? behaviour.failNextRerank.shift() : undefined)
     if (failure !== undefined) {
       response.writeHead(failure.status, { "content-type": "application/json", ...(failure.retryAfter === undefined ? {} : { "retry-after": failure.retryAfter }) })
       response.end(failure.body ?? JSON.stringify({ error: { message: `stand-in failure ${failure.status}` } }))

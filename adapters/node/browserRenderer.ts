@@ -35,6 +35,7 @@ const DEFAULT_IDLE_MS = 60_000
 const MAX_REQUESTS_PER_PAGE = 300
 const PAGE_BYTES_FACTOR = 4
 const MAX_NAVIGATION_HOPS = 5
+const DISCONNECT_GRACE_MS = 250
 /** Nothing in these is text a reader extracts; skipping them spares time and memory. */
 const SKIPPED_TYPES = new Set(["image", "media", "font", "stylesheet", "eventsource", "ping", "manifest", "texttrack"])
 const HTML_TYPES = /^\s*(?:text\/html|application\/xhtml\+xml)\s*(?:;|$)/i
@@ -344,6 +345,19 @@ export const BrowserRenderer = {
               try {
                 browser = await host.browser()
                 return await renderIn(browser, request, options, deadline, signal)
+              } catch (error) {
+                // A browser that dies fails the page before it reports its own end: wait for that word briefly.
+                const own = browser
+                if (!(error instanceof Ended) && !signal.aborted && own?.isConnected()) {
+                  await new Promise<void>((resolve) => {
+                    const timer = setTimeout(resolve, DISCONNECT_GRACE_MS)
+                    own.once("disconnected", () => {
+                      clearTimeout(timer)
+                      resolve()
+                    })
+                  })
+                }
+                throw error
               } finally {
                 host.leave()
               }

@@ -10,7 +10,7 @@
  * found by BM25F and fused by rank with the snapshot's nearest pages.
  */
 import { Effect, Fiber, Layer, Option } from "effect"
-import { type HybridSettings, hybridSearch, lexicalSide, rerankText } from "../index/HybridRank.ts"
+import { type HybridSettings, hybridSearch, lexicalSide, openingPlan, rerankText } from "../index/HybridRank.ts"
 import type { PageHit, SearchIndex } from "../index/SearchIndex.ts"
 import { parseQuery } from "../index/QueryParser.ts"
 import { nearestPages } from "../index/VectorSearch.ts"
@@ -177,7 +177,7 @@ const make = (settings: HybridSearchSettings): Effect.Effect<WebSearch["Service"
             if (parsed.phrases.length > 0 || parsed.excluded.length > 0) return lexical
             const plan = snapshot.planFor(parsed, false, () => false)
             const nearest = nearestPages(vectors, normalized(vector), depth, { cluster: snapshot.parts.pageCluster, accept: plan?.query.accept })
-            const vectorHits = snapshot.pageHits(plan ?? { query: { terms: [], phrases: [], requiredTermIds: [], excluded: [] }, snippet: () => ({ weights: new Map() }) }, nearest.docs)
+            const vectorHits = snapshot.pageHits(plan ?? openingPlan, nearest.docs)
             return fuseHits(lexical, vectorHits, settings.vectorWeight, Math.max(num, settings.rerankTopK))
           },
           catch: engineFailure

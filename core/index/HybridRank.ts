@@ -46,7 +46,7 @@ export interface HybridAnswer {
 }
 
 /** A plan that matches nothing, for the snippets of pages found by their vectors alone: a page's opening. */
-const openingPlan: Plan = {
+export const openingPlan: Plan = {
   query: { terms: [], phrases: [], requiredTermIds: [], excluded: [] },
   snippet: () => ({ weights: new Map() })
 }

@@ -44,7 +44,7 @@ export class TextEmbedder extends Context.Service<TextEmbedder, {
   readonly dimensions: number | undefined
   /** One vector per text, in order: batched, some batches at once, retried on 429 and 5xx (purpose "index"). */
   embed(texts: ReadonlyArray<string>, purpose: EmbeddingPurpose): Effect.Effect<Array<Float32Array>, ModelServerError>
-  /** `/v1/embeddings` passed through: the client's body with the configured model, the server's JSON answer as it is. */
+  /** `/v1/embeddings` passed through (no retries: the caller retries): the client's body with the configured model, the server's JSON answer as it is. */
   passThrough(body: Readonly<Record<string, unknown>>): Effect.Effect<unknown, ModelServerError>
 }>()("periscope/search/TextEmbedder") {}
 

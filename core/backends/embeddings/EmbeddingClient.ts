@@ -83,8 +83,9 @@ export const makeEmbeddingClient = (settings: EmbeddingClientSettings) =>
         Effect.provideContext(context)
       )
     }
+    // A caller of /v1/embeddings retries itself: its 429 reaches it at once, with the server's wait.
     const passThrough = (body: Readonly<Record<string, unknown>>) =>
-      postJson(target("index"), { ...body, model: settings.model }).pipe(Effect.provideContext(context))
+      postJson({ ...target("index"), retries: 0 }, { ...body, model: settings.model }).pipe(Effect.provideContext(context))
     return TextEmbedder.of({ model: settings.model, dimensions: settings.dimensions, embed, passThrough })
   })
 

@@ -25,6 +25,7 @@ import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import { sampleDocuments } from "../../core/backends/SampleDocuments.ts"
 import { ScriptedChat, type ScriptedChatOptions } from "../../core/backends/ScriptedChat.ts"
 import type { ChatConfig } from "../../core/config/ChatConfig.ts"
+import type { EmbeddingsConfig, RerankerConfig } from "../../core/config/EmbeddingsConfig.ts"
 import { WarmUpMs, warmUpMsRule } from "../../core/config/ConfigFile.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
 import type { ChatCompletionChunk, ChatCompletionResponse } from "../../core/chat/ChatCompletion.ts"
@@ -66,6 +67,10 @@ export interface PeriscopeOptions {
   readonly validation?: ValidationPolicy
   /** Silence on a chat stream before a keep-alive comment. Default 15 seconds. */
   readonly streamKeepAlive?: Duration.Input
+  /** Hybrid retrieval: the embedding server the snapshot's vectors came from, as the config file's `search.embeddings` (docs/hybrid.md). */
+  readonly embeddings?: EmbeddingsConfig
+  /** A reranker for the best results, as the config file's `search.reranker`. */
+  readonly reranker?: RerankerConfig
 }
 
 /** A failure of the Promise API: the HTTP status and wire body the same call would get over HTTP. */
@@ -157,6 +162,12 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
       chat: {
         ...config,
         ...(options.validation === undefined ? {} : { validation: { policy: options.validation.mode, retries: options.validation.retries } })
+      }
+    }),
+    ...(options.embeddings === undefined && options.reranker === undefined ? {} : {
+      search: {
+        ...(options.embeddings === undefined ? {} : { embeddings: options.embeddings }),
+        ...(options.reranker === undefined ? {} : { reranker: options.reranker })
       }
     }),
     streamKeepAliveSeconds: Duration.toSeconds(Duration.fromInputUnsafe(options.streamKeepAlive ?? "15 seconds"))

@@ -8,6 +8,7 @@
 import { Effect, Exit, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createPeriscope } from "../../adapters/embed/index.ts"
 import { nodePlatform } from "../../adapters/node/platform.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
@@ -243,5 +244,21 @@ describe("hybrid retrieval beside pages added since the snapshot", () => {
       Effect.provide(Layer.effect(WebSearch, HybridSearch.make({ ...defaultHybridSearchSettings, queryPrefix: "" })).pipe(Layer.provideMerge(engine), Layer.provide(embedder))),
       Effect.scoped
     ))
+  })
+})
+
+describe("the embed library with hybrid retrieval", () => {
+  it("takes the embedding server as an option and finds by vector", async () => {
+    const { index } = await embedWith(build(documents), undefined)
+    const periscope = createPeriscope({
+      search: { snapshot: encodeSnapshot(index) },
+      embeddings: { baseUrl: standIn.baseUrl, model: "stand-in-embed" }
+    })
+    try {
+      const data = await periscope.webSearch({ keywords: "automobile", num: 2 })
+      expect(data.organic.map((r) => r.link).sort()).toEqual(["https://cars.example/engine", "https://cars.example/garage"])
+    } finally {
+      await periscope.close()
+    }
   })
 })

@@ -35,8 +35,8 @@ export interface VectorInput {
 
 /**
  * The query as integers, scaled so that no sum of products with int8 components can leave the
- * int32 range: scanning in integer arithmetic over each row's own view took 0.6x the time of
- * float products over the whole array (test/bench/hybrid.ts, the vector search rows).
+ * int32 range: integer arithmetic over each row's own view scans quicker than float products
+ * over the whole array (test/bench/hybrid.ts, the vector search rows).
  */
 const integerQuery = (query: Float32Array): { readonly values: Int32Array; readonly scale: number } => {
   let max = 0
@@ -45,11 +45,21 @@ const integerQuery = (query: Float32Array): { readonly values: Int32Array; reado
   return { values: Int32Array.from(query, (x) => Math.round(x * scale)), scale }
 }
 
-/** Dot product of an integer query with an int8 row. */
+/** Dot product of an integer query with an int8 row, in four running sums: quicker than one (test/bench/hybrid.ts). */
 const dot = (query: Int32Array, row: Int8Array, dimensions: number): number => {
-  let sum = 0
-  for (let d = 0; d < dimensions; d++) sum = (sum + query[d]! * row[d]!) | 0
-  return sum
+  let s0 = 0
+  let s1 = 0
+  let s2 = 0
+  let s3 = 0
+  let d = 0
+  for (; d + 3 < dimensions; d += 4) {
+    s0 = (s0 + query[d]! * row[d]!) | 0
+    s1 = (s1 + query[d + 1]! * row[d + 1]!) | 0
+    s2 = (s2 + query[d + 2]! * row[d + 2]!) | 0
+    s3 = (s3 + query[d + 3]! * row[d + 3]!) | 0
+  }
+  for (; d < dimensions; d++) s0 = (s0 + query[d]! * row[d]!) | 0
+  return (s0 + s1 + s2 + s3) | 0
 }
 
 /** A small deterministic generator (mulberry32): the same snapshot bytes from the same vectors. */

@@ -166,22 +166,26 @@ const make = (settings: HybridSearchSettings): Effect.Effect<WebSearch["Service"
           return toWebSearchData(keywords, hits.slice(0, num))
         }
         // Pages added since the snapshot: BM25F over both, vectors over the snapshot, fused by link.
+        // Each side's hits carry snippets, so each gives twice what is shown rather than `candidates`.
         const vector = yield* queryVector(keywords)
-        const depth = Math.max(num, settings.candidates)
-        const hits = yield* Effect.try({
+        const shown = Math.max(num, reranker === undefined ? 0 : settings.rerankTopK)
+        const fused = yield* Effect.try({
           try: () => {
-            const lexical = serving.search(keywords, depth).hits
+            const lexical = serving.search(keywords, 2 * shown).hits
             const vectors = snapshot.parts.vectors
-            if (vector === undefined || vectors === undefined || vector.length !== vectors.dimensions) return lexical.slice(0, num + settings.rerankTopK)
             const parsed = parseQuery(keywords)
-            if (parsed.phrases.length > 0 || parsed.excluded.length > 0) return lexical
+            if (vector === undefined || vectors === undefined || vector.length !== vectors.dimensions || parsed.phrases.length > 0 || parsed.excluded.length > 0) {
+              return { hits: lexical, hybrid: false }
+            }
             const plan = snapshot.planFor(parsed, false, () => false)
-            const nearest = nearestPages(vectors, normalized(vector), depth, { cluster: snapshot.parts.pageCluster, accept: plan?.query.accept })
+            const nearest = nearestPages(vectors, normalized(vector), 2 * shown, { cluster: snapshot.parts.pageCluster, accept: plan?.query.accept })
             const vectorHits = snapshot.pageHits(plan ?? openingPlan, nearest.docs)
-            return fuseHits(lexical, vectorHits, settings.vectorWeight, Math.max(num, settings.rerankTopK))
+            return { hits: fuseHits(lexical, vectorHits, settings.vectorWeight, shown), hybrid: true }
           },
           catch: engineFailure
         })
+        if (fused.hybrid) yield* noteRetrieval(`hybrid: BM25F fused with the nearest passages of ${embedder.model} (by rank, beside pages added since the snapshot)`)
+        const hits = fused.hits
         const rerankedHits = yield* reranked(keywords, hits, hits.map((h) => `${h.title}\n${h.snippet}`.slice(0, settings.rerankMaxChars)))
         return toWebSearchData(keywords, rerankedHits.slice(0, num))
       })

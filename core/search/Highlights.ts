@@ -1,12 +1,13 @@
 /**
  * The passages of a page most relevant to a query, for an agent that wants what answers its
  * question rather than the page's opening: the text cut into whole sentences, the query's
- * words found in them with the engine's own analysis (folded, stemmed, stop words dropped:
- * core/index/analysis), a word found in few of the page's sentences weighing more than one
- * found in most. Passages of a few sentences are chosen one after another, a word already
- * shown counting half in the next, and given back in page order. Search results
- * (`content: "highlights"`), grounded chat's sources and Tavily's chunks all read pages
- * through it. test/bench/relevance.ts measures it against a page's first characters.
+ * words found in them with the engine's own analysis (folded, stemmed, stop words and question
+ * words dropped: core/index/analysis). The passage holding the most of the query's distinct
+ * words is chosen first (a word weighted by its rarity within the page chose worse passages on
+ * the judged collections), grown with the sentences around it, then the next, a word already
+ * shown counting half; they are given back in page order. Search results (`content:
+ * "highlights"`), grounded chat's sources and Tavily's chunks all read pages through it.
+ * test/bench/relevance.ts measures it against a page's first characters.
  */
 import { Analyzer } from "../index/analysis/Analyzer.ts"
 import { parseQuery } from "../index/QueryParser.ts"
@@ -124,7 +125,12 @@ const breakEnds = (text: string, i: number): boolean => {
  */
 export const sentenceSpans = (text: string, longest = PASSAGE_CHARS): Array<number> => {
   const out: Array<number> = []
-  const n = text.length
+  scanSentences(text, 0, text.length, longest, out)
+  return out
+}
+
+/** The sentences of text[from, to) appended to `out` (sentenceSpans' rule; the ends of the range end a sentence). */
+const scanSentences = (text: string, from: number, to: number, longest: number, out: Array<number>): void => {
   let start = -1
   let last = -1
   const close = (end: number) => {
@@ -132,7 +138,7 @@ export const sentenceSpans = (text: string, longest = PASSAGE_CHARS): Array<numb
     else cutLong(text, start, end, longest, out)
     start = -1
   }
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i)
     if (c === 10) {
       if (start >= 0 && breakEnds(text, i)) close(last + 1)
@@ -143,16 +149,15 @@ export const sentenceSpans = (text: string, longest = PASSAGE_CHARS): Array<numb
     last = i
     if (!isTerminal(c)) continue
     let j = i + 1
-    while (j < n && (isTerminal(text.charCodeAt(j)) || isCloser(text.charCodeAt(j)))) j++
+    while (j < to && (isTerminal(text.charCodeAt(j)) || isCloser(text.charCodeAt(j)))) j++
     // Full-width stops end a sentence with no space after them.
-    if (j < n && !isSpace(text.charCodeAt(j)) && c < 0x3000 && c !== 0xff0e) continue
+    if (j < to && !isSpace(text.charCodeAt(j)) && c < 0x3000 && c !== 0xff0e) continue
     if (c === 46 && j === i + 1 && abbreviation(text, start, i)) continue
     last = j - 1
     close(j)
     i = j - 1
   }
   if (start >= 0) close(last + 1)
-  return out
 }
 
 /** A run of text with no sentence end, cut at spaces into pieces of at most `longest`. */
@@ -176,22 +181,104 @@ const cutLong = (text: string, start: number, end: number, longest: number, out:
 
 // ---- choosing passages --------------------------------------------------------------------
 
-const collapse = (text: string) => text.replace(/\s+/g, " ").trim()
+/** Query words looked for in one page, at most: the scan stops there, as the engine's snippets do. */
+const MAX_MATCHES = 512
+/** Places of a page whose sentences are looked at, at most (each a passage's width of the densest matches). */
+const MAX_PLACES = 8
 
-/** The sentences' query terms as bit masks (sentence i: masks[i]), found with the engine's analysis. */
-const termMasks = (text: string, spans: ReadonlyArray<number>, query: HighlightQuery): Int32Array => {
-  const count = spans.length >> 1
-  const masks = new Int32Array(count)
-  if (query.ids.size === 0 || count === 0) return masks
-  let k = 0
+/** Where the query's terms are in `text` (offsets and term bits, in text order), found with the engine's analysis. */
+const matchesOf = (text: string, query: HighlightQuery): { readonly at: Array<number>; readonly bits: Array<number> } => {
+  const at: Array<number> = []
+  const bits: Array<number> = []
+  if (query.ids.size === 0) return { at, bits }
   analyzer.analyzeFor(text, query.ids.keys(), (term, _position, start) => {
     const id = query.ids.get(term)
-    if (id === undefined) return
+    if (id === undefined) return false
+    at.push(start)
+    bits.push(1 << id)
+    return at.length >= MAX_MATCHES
+  })
+  return { at, bits }
+}
+
+/**
+ * Where the query's words gather: windows a passage wide over the matches, the ones holding the
+ * most distinct words first (the earlier on a tie), at most `places` of them that do not
+ * overlap, as [first match, last match] offsets in text order. Only these places are cut into
+ * sentences, so a long page costs its scan for the words and little more.
+ */
+const densestPlaces = (at: ReadonlyArray<number>, bits: ReadonlyArray<number>, width: number, places: number): Array<[number, number]> => {
+  if (at.length === 0) return []
+  const held = new Int32Array(32)
+  const candidates: Array<{ readonly from: number; readonly to: number; readonly words: number }> = []
+  let distinct = 0
+  let j = 0
+  for (let i = 0; i < at.length; i++) {
+    while (j < at.length && at[j]! - at[i]! < width) {
+      const t = 31 - Math.clz32(bits[j]!)
+      if (held[t]++ === 0) distinct++
+      j++
+    }
+    candidates.push({ from: i, to: j - 1, words: distinct })
+    const t = 31 - Math.clz32(bits[i]!)
+    if (--held[t] === 0) distinct--
+  }
+  candidates.sort((a, b) => b.words - a.words || a.from - b.from)
+  const chosen: Array<[number, number]> = []
+  for (const c of candidates) {
+    if (chosen.length === places) break
+    const from = at[c.from]!
+    const to = at[c.to]!
+    if (chosen.some(([a, b]) => from <= b + width && to >= a - width)) continue
+    chosen.push([from, to])
+  }
+  return chosen.sort((a, b) => a[0] - b[0])
+}
+
+/**
+ * The sentences a passage can be made of: those within `reach` characters of a place (or of the
+ * page's start when nothing matched). A range that starts or ends inside the text loses its
+ * first or last sentence (it may be cut); `cut` marks each sentence that follows such a gap.
+ */
+const sentencesNear = (text: string, places: ReadonlyArray<[number, number]>, reach: number, longest: number): { readonly spans: Array<number>; readonly cut: Array<boolean> } => {
+  const spans: Array<number> = []
+  const cut: Array<boolean> = []
+  const n = text.length
+  const ranges: Array<[number, number]> = []
+  if (places.length === 0) ranges.push([0, Math.min(n, reach)])
+  for (const [first, last] of places) {
+    const from = Math.max(0, first - reach)
+    const to = Math.min(n, last + reach)
+    const previous = ranges[ranges.length - 1]
+    if (previous !== undefined && from <= previous[1]) previous[1] = Math.max(previous[1], to)
+    else ranges.push([from, to])
+  }
+  const scratch: Array<number> = []
+  for (const [from, to] of ranges) {
+    scratch.length = 0
+    scanSentences(text, from, to, longest, scratch)
+    const first = from === 0 ? 0 : 2
+    const end = to === n ? scratch.length : scratch.length - 2
+    for (let k = first; k < end; k += 2) {
+      cut.push(k === first)
+      spans.push(scratch[k]!, scratch[k + 1]!)
+    }
+  }
+  return { spans, cut }
+}
+
+/** The sentences' query terms as bit masks (sentence i: masks[i]). */
+const termMasks = (spans: ReadonlyArray<number>, at: ReadonlyArray<number>, bits: ReadonlyArray<number>): Int32Array => {
+  const count = spans.length >> 1
+  const masks = new Int32Array(count)
+  let k = 0
+  for (let i = 0; i < at.length && count > 0; i++) {
+    const start = at[i]!
     // Terms come in text order (a compound's parts just after it): the sentence moves forward.
     while (k + 1 < count && spans[(k + 1) * 2]! <= start) k++
     while (k > 0 && spans[k * 2]! > start) k--
-    if (start >= spans[k * 2]! && start < spans[k * 2 + 1]!) masks[k] = masks[k]! | (1 << id)
-  })
+    if (start >= spans[k * 2]! && start < spans[k * 2 + 1]!) masks[k] = masks[k]! | bits[i]!
+  }
   return masks
 }
 
@@ -206,29 +293,25 @@ export const highlightPassages = (text: string, query: HighlightQuery, options: 
   const maxPassages = options.maxPassages ?? Number.MAX_SAFE_INTEGER
   if (maxChars === 0 || maxPassages <= 0) return []
   if (options.wholeWhenFits !== false && text.length <= maxChars) {
-    const whole = collapse(text)
-    return whole === "" ? [] : [{ text: whole, start: 0, end: text.length }]
+    const whole = passageOf(text, 0, text.length)
+    return whole.text === "" ? [] : [whole]
   }
-  const spans = sentenceSpans(text, passageChars)
+  const { at, bits } = matchesOf(text, query)
+  const places = densestPlaces(at, bits, passageChars, Math.min(MAX_PLACES, Math.max(2, 2 * Math.ceil(maxChars / passageChars))))
+  const { spans, cut } = sentencesNear(text, places, passageChars + (passageChars >> 1), passageChars)
   const count = spans.length >> 1
   if (count === 0) return []
-  const masks = termMasks(text, spans, query)
+  const masks = termMasks(spans, at, bits)
   const startOf = (i: number) => spans[i * 2]!
   const endOf = (i: number) => spans[i * 2 + 1]!
-  const blocks = blockStarts(text, spans)
+  const breaks = breaksBefore(text, spans, cut)
 
-  // A term found in few of the page's sentences tells more than one found in most.
+  // Each of the query's words a passage holds counts once; one already shown, half as much each time.
   const terms = query.ids.size
-  const weights = new Float64Array(terms)
-  for (let t = 0; t < terms; t++) {
-    let holding = 0
-    for (let i = 0; i < count; i++) if ((masks[i]! >>> t) & 1) holding++
-    weights[t] = holding === 0 ? 0 : Math.log(1 + count / holding)
-  }
   const shown = new Float64Array(terms).fill(1)
   const scoreOf = (mask: number) => {
     let score = 0
-    for (let t = 0; t < terms; t++) if ((mask >>> t) & 1) score += weights[t]! * shown[t]!
+    for (let t = 0; t < terms; t++) if ((mask >>> t) & 1) score += shown[t]!
     return score
   }
 
@@ -260,18 +343,22 @@ export const highlightPassages = (text: string, query: HighlightQuery, options: 
       if (chosen.length === 0) chosen.push(opening(spans, count, room))
       break
     }
-    // Grown with the sentences around it in its paragraph: after it first (what follows a statement explains it), then before.
+    // Grown with the sentences around it while the passage has room: in its line first, after it
+    // before before it (what follows a statement explains it); then across single line breaks (a
+    // heading and its text, a wrapped paragraph's next one), never across a blank line.
     let from = best
     let to = bestEnd
-    for (let grown = true; grown && to - from + 1 < PASSAGE_SENTENCES;) {
-      grown = false
-      if (to + 1 < count && !blocks[to + 1] && !used[to + 1] && endOf(to + 1) - startOf(from) <= room) {
-        to++
-        grown = true
-      }
-      if (to - from + 1 < PASSAGE_SENTENCES && from > 0 && !blocks[from] && !used[from - 1] && endOf(to) - startOf(from - 1) <= room) {
-        from--
-        grown = true
+    for (const crossing of [BREAK_NONE, BREAK_LINE]) {
+      for (let grown = true; grown && to - from + 1 < PASSAGE_SENTENCES;) {
+        grown = false
+        if (to + 1 < count && breaks[to + 1]! <= crossing && !used[to + 1] && endOf(to + 1) - startOf(from) <= room) {
+          to++
+          grown = true
+        }
+        if (to - from + 1 < PASSAGE_SENTENCES && from > 0 && breaks[from]! <= crossing && !used[from - 1] && endOf(to) - startOf(from - 1) <= room) {
+          from--
+          grown = true
+        }
       }
     }
     let mask = 0
@@ -298,16 +385,25 @@ export const highlightPassages = (text: string, query: HighlightQuery, options: 
   return out
 }
 
-/** Per sentence, 1 when a line break comes before it (it opens a paragraph, a heading, a list item). */
-const blockStarts = (text: string, spans: ReadonlyArray<number>): Uint8Array => {
+const BREAK_NONE = 0
+const BREAK_LINE = 1
+const BREAK_BLANK = 2
+
+/** Per sentence, what comes between it and the one before: nothing but spaces, a line break, or a blank line (or text left out). */
+const breaksBefore = (text: string, spans: ReadonlyArray<number>, cut: ReadonlyArray<boolean>): Uint8Array => {
   const count = spans.length >> 1
-  const starts = new Uint8Array(count)
-  starts[0] = 1
+  const breaks = new Uint8Array(count)
+  breaks[0] = BREAK_BLANK
   for (let i = 1; i < count; i++) {
-    const gap = text.indexOf("\n", spans[i * 2 - 1]!)
-    starts[i] = gap >= 0 && gap < spans[i * 2]! ? 1 : 0
+    if (cut[i]) {
+      breaks[i] = BREAK_BLANK
+      continue
+    }
+    let lines = 0
+    for (let k = spans[i * 2 - 1]!; k < spans[i * 2]!; k++) if (text.charCodeAt(k) === 10) lines++
+    breaks[i] = lines === 0 ? BREAK_NONE : lines === 1 ? BREAK_LINE : BREAK_BLANK
   }
-  return starts
+  return breaks
 }
 
 /** The page's first sentences within `room` characters (at least its first). */

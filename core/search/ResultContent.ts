@@ -92,32 +92,43 @@ export const withContent = (
     )
   }
 
-  const readOne = (result: WebResult, index: number): Effect.Effect<Read> => {
-    const stored = readers.stored
-    const fromIndex: Effect.Effect<string | undefined> = stored === undefined
-      ? Effect.succeed(undefined)
-      : Effect.map(stored.page(result.link, readChars), (page) => (page === undefined || page.text.trim() === "" ? undefined : page.text))
-    return Effect.flatMap(fromIndex, (text): Effect.Effect<Read> => {
-      if (text !== undefined) return Effect.succeed({ text })
-      if (listedLive(index)) return fetchPage(result.link)
-      return Effect.succeed({ unread: "not_indexed", message: "the local index holds no text for this page and no live source listed it" })
-    })
+  /** The local index's text of each result, read one after another (an in-memory read: no fiber or timer each). */
+  const fromIndex: Effect.Effect<ReadonlyArray<string | undefined>> = readers.stored === undefined
+    ? Effect.succeed(organic.map(() => undefined))
+    : Effect.forEach(organic, (result) =>
+      Effect.map(readers.stored!.page(result.link, readChars), (page) => (page === undefined || page.text.trim() === "" ? undefined : page.text)))
+
+  /** A page the index does not hold: fetched when a live provider listed it, within the time left. */
+  const fromWeb = (result: WebResult, index: number): Effect.Effect<Read> => {
+    if (!listedLive(index)) return Effect.succeed({ unread: "not_indexed", message: "the local index holds no text for this page and no live source listed it" })
+    if (timeLeftMs <= 0) return Effect.succeed({ unread: "timeout", message: "the search used the whole request deadline; the page was not read" })
+    return fetchPage(result.link).pipe(
+      Effect.timeoutOption(timeLeftMs),
+      Effect.map(Option.getOrElse((): Read => ({ unread: "timeout", message: `the page was not read within the request's deadline (${Math.round(timeLeftMs)} ms left)` })))
+    )
   }
 
-  const timed = (result: WebResult, index: number): Effect.Effect<Read> =>
-    timeLeftMs <= 0
-      ? Effect.succeed({ unread: "timeout", message: "the search used the whole request deadline; no page was read" })
-      : readOne(result, index).pipe(
-        Effect.timeoutOption(timeLeftMs),
-        Effect.map(Option.getOrElse((): Read => ({ unread: "timeout", message: `the page was not read within the request's deadline (${Math.round(timeLeftMs)} ms left)` })))
-      )
+  const readAll: Effect.Effect<ReadonlyArray<Read>> = Effect.flatMap(fromIndex, (texts) => {
+    const missing = texts.flatMap((text, i) => (text === undefined ? [i] : []))
+    if (missing.length === 0) return Effect.succeed(texts.map((text): Read => ({ text: text! })))
+    return Effect.map(
+      Effect.forEach(missing, (i) => fromWeb(organic[i]!, i), { concurrency: READ_CONCURRENCY }),
+      (fetched) => {
+        const reads: Array<Read> = texts.map((text) => ({ text: text ?? "" }))
+        missing.forEach((i, k) => {
+          reads[i] = fetched[k]!
+        })
+        return reads
+      }
+    )
+  })
 
   const hq = mode === "highlights" ? highlightQuery(query.keywords) : undefined
   const contentOf = (text: string): string =>
     hq !== undefined ? highlights(text, hq, { maxChars }) : cutAt(text.trim(), maxChars)
 
   return Effect.flatMap(
-    Effect.forEach(organic, timed, { concurrency: READ_CONCURRENCY }),
+    readAll,
     (reads) => {
       const unread: Array<UnreadReport> = []
       const contents = reads.map((read, i) => {

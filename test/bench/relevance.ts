@@ -18,6 +18,13 @@
  * Xapian rows: Xapian 1.4's BM25 (C++, through python3-xapian) with the same k1, b, Porter
  * stemmer and stop words, title x2 and text only, so speed against it is never bought with quality.
  *
+ * Highlights: whether the passage an agent is given from a relevant document (the best highlight
+ * passage, core/search/Highlights.ts) holds its relevant sentence more often than the document's
+ * first characters do, and grounding's context recall with read pages given as their first
+ * characters (before) or as their highlights (after). The collections judge documents, not
+ * sentences: support/highlightRelevance.ts says how a relevant sentence is defined from the
+ * judgments alone, never from the query's words.
+ *
  * Hybrid rows (BM25F fused with an embedding model's vectors, and reranked): only when an
  * embedding server is named by PERISCOPE_BENCH_EMBEDDINGS_URL and _MODEL (support/hybridRelevance.ts).
  *
@@ -34,6 +41,7 @@ import { queryOf } from "../../core/chat/GroundedAnswer.ts"
 import { DEFAULT_MAX_RESULTS, selectSources } from "../../core/chat/GroundingSources.ts"
 import { postSearch, startLiveServer } from "../search/liveSearchServer.ts"
 import { hybridRuns } from "./support/hybridRelevance.ts"
+import { type HighlightRelevance, measureHighlights } from "./support/highlightRelevance.ts"
 import { evaluateRun, type Scores } from "./support/metrics.ts"
 import { type Collection, loadCollection } from "./support/smart.ts"
 import { xapianMissing, xapianRanking } from "./support/xapianPeer.ts"
@@ -227,6 +235,32 @@ const groundingRetrieval = (c: Collection): Array<{ size: string; n: number; pre
   })
 }
 
+/** Passage budgets (characters) the highlight and the first characters are compared at. */
+const PASSAGE_BUDGETS = [200, 300, 500]
+/** Characters of a read page given to the model: grounding's default, and a tenth of it (these abstracts are a tenth of a web page's text). */
+const CONTEXT_BUDGETS = [4000, 400]
+
+const percent = (x: number) => `${(x * 100).toFixed(1)}%`
+
+/** Prints the highlight tables; true when the highlight holds the relevant sentence more often than the first characters at every budget. */
+const reportHighlights = (name: string, headline: HighlightRelevance, withTitle: HighlightRelevance): boolean => {
+  console.log(`\nHighlights (${name}): the relevant document's best highlight passage against its first N characters, ${headline.judgedQueries} queries with two or more relevant documents`)
+  console.log("| relevant sentence | N | queries | highlight holds it | first N characters hold it | pairs | highlight | first N |\n|---|---|---|---|---|---|---|---|")
+  for (const [label, r] of [["not the title (headline)", headline], ["the title may be it", withTitle]] as const) {
+    for (const p of r.passages) {
+      console.log(`| ${label} | ${p.budget} | ${p.queries} | ${percent(p.highlight)} | ${percent(p.firstChars)} | ${p.pairs} | ${percent(p.pairHighlight)} | ${percent(p.pairFirstChars)} |`)
+    }
+  }
+  console.log(`Grounding context recall (${name}): relevant sources whose relevant sentence the model reads (medium: ${DEFAULT_MAX_RESULTS.medium} sources, the top ones read)`)
+  console.log("| relevant sentence | characters per read page | queries | before: first characters | after: highlights |\n|---|---|---|---|---|")
+  for (const [label, r] of [["not the title (headline)", headline], ["the title may be it", withTitle]] as const) {
+    for (const c of r.context) console.log(`| ${label} | ${c.budget} | ${c.queries} | ${percent(c.before)} | ${percent(c.after)} |`)
+  }
+  const beats = headline.passages.every((p) => p.highlight > p.firstChars)
+  console.log(`Highlights vs first N characters (headline, per query): ${headline.passages.map((p) => `N ${p.budget}: ${percent(p.highlight)} vs ${percent(p.firstChars)}`).join("; ")} (${beats ? "highlights better at every N" : "FIRST CHARACTERS BETTER at some N"})`)
+  return beats
+}
+
 const main = async () => {
   const { k1, b } = defaultEngineOptions
   const bm25Only: EngineOptions = { fieldWeights: { title: 0, body: 1, url: 0 }, proximity: 0, nearDuplicateBits: -1 }
@@ -265,7 +299,10 @@ const main = async () => {
     console.log(`\nRetrieval for grounding (${c.name}): sources given to the model per search_context_size`)
     console.log(`| search_context_size | sources N | precision@N | recall@N |\n|---|---|---|---|`)
     for (const r of groundingRetrieval(c)) console.log(`| ${r.size} | ${r.n} | ${format(r.precision)} | ${format(r.recall)} |`)
-    if (!agree || best <= peersBest) failures++
+    const highlightsOf = (titleCounts: boolean) =>
+      measureHighlights(c, (id) => docUrl(c.name, id), idOfUrl, plainQuery, PASSAGE_BUDGETS, CONTEXT_BUDGETS, titleCounts)
+    const highlightsBetter = reportHighlights(c.name, highlightsOf(false), highlightsOf(true))
+    if (!agree || best <= peersBest || !highlightsBetter) failures++
   }
   if (failures > 0) process.exitCode = 1
 }

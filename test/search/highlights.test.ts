@@ -101,14 +101,13 @@ describe("highlights", () => {
     expect([...highlightQuery("what is the best way to restore a backup -snapshot site:example.com \"next start\"").ids.keys()]).toEqual(["best", "wai", "restor", "backup", "next", "start"])
   })
 
-  it("a word found in few sentences outweighs one found in most", () => {
+  it("the passage holding most of the query's distinct words wins, wherever it is in the page", () => {
     const text = [
       "The index stores pages. The index answers queries.",
       "The index keeps a snapshot.",
       "",
       "Snapshots are written once a day by the index writer."
     ].join("\n")
-    // "index" is everywhere, "writer" once: the passage with "writer" wins.
     expect(highlights(text, highlightQuery("index writer"), { maxChars: 60, passageChars: 60 })).toBe("Snapshots are written once a day by the index writer.")
   })
 })

@@ -297,7 +297,7 @@ export const highlightPassages = (text: string, query: HighlightQuery, options: 
     return whole.text === "" ? [] : [whole]
   }
   const { at, bits } = matchesOf(text, query)
-  const places = densestPlaces(at, bits, passageChars, Math.min(MAX_PLACES, Math.max(2, 2 * Math.ceil(maxChars / passageChars))))
+  const places = densestPlaces(at, bits, passageChars, Math.min(MAX_PLACES, Math.min(maxPassages, Math.ceil(maxChars / passageChars)) + 1))
   const { spans, cut } = sentencesNear(text, places, passageChars + (passageChars >> 1), passageChars)
   const count = spans.length >> 1
   if (count === 0) return []

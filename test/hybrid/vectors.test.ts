@@ -115,7 +115,7 @@ describe("nearest pages", () => {
     expect(vectors.meta.partitions).toBeGreaterThan(0)
     let found = 0
     let scanned = 0
-    const trials = 40
+    const trials = 20
     for (let t = 0; t < trials; t++) {
       const query = normalized(floats[Math.floor(next() * count)]!.map((x) => x + (next() - 0.5) * 0.2))
       const approximate = nearestPages(vectors, query, 10)

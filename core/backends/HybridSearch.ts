@@ -112,6 +112,9 @@ const make = (settings: HybridSearchSettings): Effect.Effect<WebSearch["Service"
       return checked.problem
     }
 
+    // The snapshot served at start was reported when the server started (EmbeddingStack.ts).
+    problemOf(yield* engine.snapshot)
+
     const queryVector = (keywords: string): Effect.Effect<Float32Array | undefined> => {
       const text = settings.queryPrefix + keywords
       const cached = cache.get(text)
@@ -145,8 +148,11 @@ const make = (settings: HybridSearchSettings): Effect.Effect<WebSearch["Service"
         const serving: ServingIndex = yield* engine.current
         const snapshot = yield* engine.snapshot
         const { keywords, num } = query
+        const known = checked?.index === snapshot
         const problem = problemOf(snapshot)
         if (problem !== undefined) {
+          // Said once per snapshot in the log (a reload that brought vectors of another model), and in every answer's notes.
+          if (!known) yield* Effect.logWarning(`search: ${problem}`)
           yield* noteRetrieval(problem)
           const answer = yield* Effect.try({ try: () => serving.search(keywords, num), catch: engineFailure })
           return toWebSearchData(answer.query, answer.hits)

@@ -11,7 +11,7 @@ import { KeyedRoute } from "./Admission.ts"
 import { ChatErrorBody, McpErrorBody, SearchErrorBody, SearxngErrorBody, TavilyErrorBody } from "./ApiError.ts"
 import { Authorization } from "./Authorization.ts"
 import { EmbeddingsGroup } from "./embeddings/EmbeddingsApi.ts"
-import { fetchErrorSchemas, FetchRequestBody, WebFetchResponse } from "./FetchWire.ts"
+import { fetchErrorSchemas, FetchRequestBody, MapRequestBody, MapResponse, WebFetchResponse } from "./FetchWire.ts"
 import { finishDocument } from "./OpenApiDocument.ts"
 import { OwnAdmission } from "./OwnAdmission.ts"
 import { SEARXNG_BODY_LIMIT, SearxngParams, SearxngResponse } from "./searxng/SearxngWire.ts"
@@ -54,10 +54,22 @@ export class SearchGroup extends HttpApiGroup.make("search")
       payload: FetchRequestBody,
       success: WebFetchResponse,
       error: fetchErrorSchemas
-    }).annotate(KeyedRoute, searchBody).annotateMerge(OpenApi.annotations({ summary: "Web fetch: a URL in, the page's main content (Markdown, text or HTML) out" }))
+    }).annotate(KeyedRoute, searchBody).annotateMerge(OpenApi.annotations({
+      summary: "Web fetch: a URL (or up to 20) in, the page's main content (Markdown, text or HTML) out, or its chunks most relevant to a query",
+      description: "Send url or urls, exactly one. With urls, data is a list in the order asked: each entry a page, or {url, error: {type, detail, status}} " +
+        "with what a fetch of that URL alone would have answered; the request itself succeeds. Each URL past the first counts as one more request against the key's limit."
+    })),
+    HttpApiEndpoint.post("map", "/api/search/map", {
+      payload: MapRequestBody,
+      success: MapResponse,
+      // As webFetch's, but for rendering (501): a map reads no page in a browser.
+      error: searchStatuses([400, 401, 403, 413, 415, 429, 500, 502, 503, 504])
+    }).annotate(KeyedRoute, searchBody).annotateMerge(OpenApi.annotations({
+      summary: "Map a site: a URL in, the site's URLs out (its sitemaps' pages, then the page's links; same host, robots.txt honoured)"
+    }))
   )
   .middleware(Authorization)
-  .annotateMerge(OpenApi.annotations({ description: "Web search, image search and web fetch, answered in the search envelope {success, code, message, exception, data, extra}" }))
+  .annotateMerge(OpenApi.annotations({ description: "Web search, image search, web fetch and site maps, answered in the search envelope {success, code, message, exception, data, extra}" }))
 {}
 
 /** Server-sent events of chat.completion.chunk objects, ending with `data: [DONE]` (each event's schema: OpenApiDocument). */
@@ -134,7 +146,7 @@ export class McpGroup extends HttpApiGroup.make("mcp")
       // 401, 403 (Origin), 406 (Accept), 413, 415; each tool call is charged to the key's limit inside the protocol.
       error: mcpStatuses([400, 401, 403, 406, 413, 415, 500, 503])
     }).annotate(KeyedRoute, KeyedRoute.of({ family: "mcp", bodyLimit: MCP_BODY_LIMIT, chargePerRequest: false }))
-      .annotateMerge(OpenApi.annotations({ summary: "MCP over Streamable HTTP (stateless): the tools web_search, image_search, web_fetch and answer" }))
+      .annotateMerge(OpenApi.annotations({ summary: "MCP over Streamable HTTP (stateless): the tools web_search, image_search, web_fetch, map_site and answer" }))
   )
   .middleware(Authorization)
   .annotateMerge(OpenApi.annotations({ description: "The Model Context Protocol for agents, with JSON-RPC error bodies" }))

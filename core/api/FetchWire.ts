@@ -1,8 +1,11 @@
 /**
- * Wire schemas of webFetch: the request body `{url, format?, maxChars?, fresh?, addToIndex?, render?}`
- * and the success envelope around `{title, content, url, fromCache}` (the seed provider's
- * shape) plus `date` and `contentType`. Failures use the search failure envelope with a
- * status and an `exception.type` of their own per reason (see fetchErrorResponse).
+ * Wire schemas of webFetch: the request body `{url | urls, format?, maxChars?, maxTokens?, query?,
+ * fresh?, addToIndex?, render?}` and the success envelope around `{title, content, url, fromCache}`
+ * (the seed provider's shape) plus `date` and `contentType`, and `chunks` with a query; with
+ * `urls`, `data` is a list of those or `{url, error}` in the order asked. Failures use the search
+ * failure envelope with a status and an `exception.type` of their own per reason (see
+ * fetchErrorResponse); a URL of many that failed carries the same type and detail. The map:
+ * `{url, limit?}` in, `{url, urls, truncated}` out.
  */
 import { Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -13,22 +16,67 @@ import { SearchErrorBody } from "./ApiError.ts"
 
 export const MAX_URL_LENGTH = 8192
 export const MAX_CHARS = 10_000_000
+/** URLs one request reads at most. */
+export const MAX_URLS = 20
+export const MAX_QUERY_LENGTH = 1000
+export const MAX_FETCH_TOKENS = 200_000
+/** URLs a map request may ask for at most (the server's fetch.mapMaxUrls may allow fewer). */
+export const MAX_MAP_LIMIT = 100_000
 
 const urlRule = `must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters`
+const urlsRule = `must be an array of 1 to ${MAX_URLS} absolute http(s) URLs`
+const queryRule = `must be a non-empty string of at most ${MAX_QUERY_LENGTH} characters`
+
+/** One URL to read or map. */
+export const FetchUrl = ruledString(urlRule).check(
+  Schema.isMinLength(1, { message: urlRule }),
+  Schema.isMaxLength(MAX_URL_LENGTH, { message: urlRule })
+)
 
 export const FetchRequestBody = Schema.Struct({
-  url: ruledString(urlRule).check(
-    Schema.isMinLength(1, { message: urlRule }),
-    Schema.isMaxLength(MAX_URL_LENGTH, { message: urlRule })
+  /** The page; or `urls`, not both. */
+  url: Schema.optionalKey(FetchUrl.annotate({ description: "The page to read; send url or urls, exactly one of them." })),
+  /** Pages read at once, each as `url` would be: `data` is then a list in their order. */
+  urls: Schema.optionalKey(
+    Schema.Array(FetchUrl).annotate({ message: urlsRule, description: `Pages to read at once (1 to ${MAX_URLS}); data is then a list in their order.` }).check(
+      Schema.isMinLength(1, { message: urlsRule }),
+      Schema.isMaxLength(MAX_URLS, { message: urlsRule })
+    )
   ),
   format: Schema.optionalKey(Schema.Literals(["markdown", "text", "html"]).annotate({ message: "must be markdown, text or html" })),
   maxChars: Schema.optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_CHARS}`, { integer: true, min: 1, max: MAX_CHARS })),
+  /** Content within this many tokens (o200k_base); with query, the chunks joined. */
+  maxTokens: Schema.optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_FETCH_TOKENS}`, { integer: true, min: 1, max: MAX_FETCH_TOKENS })),
+  /** Give the page's chunks most relevant to this query, each with its heading path. */
+  query: Schema.optionalKey(ruledString(queryRule).check(
+    Schema.makeFilter((s: string) => (s.trim().length >= 1 && s.length <= MAX_QUERY_LENGTH ? undefined : queryRule), {
+      toJsonSchema: () => ({ minLength: 1, maxLength: MAX_QUERY_LENGTH, pattern: "\\S" })
+    })
+  )),
   fresh: Schema.optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   addToIndex: Schema.optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   /** Read the page in a headless browser: never, auto (when its HTML is an app shell) or always. */
   render: Schema.optionalKey(Schema.Literals(["never", "auto", "always"]).annotate({ message: "must be never, auto or always" }))
-}).annotate({ identifier: "WebFetchRequest", message: "must be a JSON object with url and optional format, maxChars, fresh, addToIndex, render" })
+}).annotate({
+  identifier: "WebFetchRequest",
+  message: "must be a JSON object with url (or urls) and optional format, maxChars, maxTokens, query, fresh, addToIndex, render"
+})
 export type FetchRequestBody = typeof FetchRequestBody.Type
+
+/** The rules between the body's fields: exactly one of url and urls; chunks come as Markdown or text. */
+export const fetchBodyIssue = (body: FetchRequestBody): { readonly path: string; readonly rule: string } | undefined => {
+  if (body.url === undefined && body.urls === undefined) return { path: "url", rule: `is required (or urls, a list of up to ${MAX_URLS} URLs)` }
+  if (body.url !== undefined && body.urls !== undefined) return { path: "urls", rule: "cannot be sent with url: send url or urls, not both" }
+  if (body.query !== undefined && body.format === "html") return { path: "format", rule: "must be markdown or text with query (chunks are not given as HTML)" }
+  return undefined
+}
+
+/** One chunk of a page read for a query. */
+export const PageChunkData = Schema.Struct({
+  /** The headings the chunk sits under, outermost first, joined with " > "; "" before the page's first heading. */
+  heading: Schema.String,
+  text: Schema.String
+}).annotate({ identifier: "PageChunk" })
 
 export const FetchedPageData = Schema.Struct({
   title: Schema.String,
@@ -39,8 +87,17 @@ export const FetchedPageData = Schema.Struct({
   fromCache: Schema.Boolean,
   /** Publication or modification date (YYYY-MM-DD), when the page or its Last-Modified gives one. */
   date: Schema.NullOr(Schema.String),
-  contentType: Schema.String
+  contentType: Schema.String,
+  /** With query: the chunks of the page most relevant to it, in page order; content is their texts joined with " [...] ". */
+  chunks: Schema.optionalKey(Schema.Array(PageChunkData))
 }).annotate({ identifier: "FetchedPage" })
+
+/** A URL of many that could not be read: the type and detail a fetch of it alone would have answered, and that answer's status. */
+export const FetchFailureData = Schema.Struct({
+  /** The URL as asked. */
+  url: Schema.String,
+  error: Schema.Struct({ type: Schema.String, detail: Schema.String, status: Schema.Number })
+}).annotate({ identifier: "FetchFailure" })
 
 /** Whether the page went into the local index: the answer's `extra.index`, only when the request sends addToIndex: true. */
 export const PageIndexingData = Schema.Union([
@@ -58,9 +115,35 @@ export const WebFetchResponse = Schema.Struct({
   code: Schema.Literal("200"),
   message: Schema.Literal("success"),
   exception: Schema.Null,
-  data: FetchedPageData,
-  extra: Schema.NullOr(Schema.Struct({ index: PageIndexingData }))
+  /** One page for url; for urls, one entry per URL in the order asked. */
+  data: Schema.Union([FetchedPageData, Schema.Array(Schema.Union([FetchedPageData, FetchFailureData]))]),
+  /** With addToIndex: for urls, one entry per URL (null for a URL not read). */
+  extra: Schema.NullOr(Schema.Struct({ index: Schema.Union([PageIndexingData, Schema.Array(Schema.NullOr(PageIndexingData))]) }))
 }).annotate({ identifier: "WebFetchResponse" })
+
+export const MapRequestBody = Schema.Struct({
+  url: FetchUrl.annotate({ description: "A page of the site to map: its host is the site's." }),
+  limit: Schema.optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_MAP_LIMIT}`, { integer: true, min: 1, max: MAX_MAP_LIMIT }))
+}).annotate({ identifier: "MapRequest", message: "must be a JSON object with url and optional limit" })
+export type MapRequestBody = typeof MapRequestBody.Type
+
+export const SiteMapData = Schema.Struct({
+  /** The start page, after redirects. */
+  url: Schema.String,
+  /** The site's URLs, each once: the start page, its sitemaps' pages, then the start page's links. */
+  urls: Schema.Array(Schema.String),
+  /** Why the list may be incomplete: limit (the request's or fetch.mapMaxUrls), time (fetch.mapTimeoutMs); null when it is not. */
+  truncated: Schema.NullOr(Schema.Literals(["limit", "time"]))
+}).annotate({ identifier: "SiteMap" })
+
+export const MapResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  code: Schema.Literal("200"),
+  message: Schema.Literal("success"),
+  exception: Schema.Null,
+  data: SiteMapData,
+  extra: Schema.Null
+}).annotate({ identifier: "MapResponse" })
 
 /** Status, business code and exception.type of each reason. */
 const RENDERING: Record<WebFetchError["reason"], { readonly status: number; readonly code: string; readonly type: string }> = {
@@ -91,6 +174,12 @@ export const fetchErrorBody = (error: WebFetchError): { readonly status: number;
       extra: null
     }
   }
+}
+
+/** A URL of many that failed, as `data` lists it. */
+export const fetchFailureEntry = (url: string, error: WebFetchError): typeof FetchFailureData.Type => {
+  const rendering = RENDERING[error.reason]
+  return { url, error: { type: rendering.type, detail: error.message, status: rendering.status } }
 }
 
 export const fetchErrorResponse = (error: WebFetchError): HttpServerResponse.HttpServerResponse => {

@@ -45,6 +45,12 @@ const WEB_FETCH_TEXT: Record<string, string> = {
   "502": "The site answered with an error status, or the fetch failed",
   "504": "The site did not answer in time"
 }
+/** The map reads pages as webFetch does, and honours robots.txt. */
+const MAP_TEXT: Record<string, string> = {
+  ...WEB_FETCH_TEXT,
+  "403": "The address is refused by the fetch address policy (private, loopback or not allowed names), or robots.txt lets no page of the site be read",
+  "502": "The site answered with an error status, its robots.txt could not be read, or the fetch failed"
+}
 /** SearXNG's POST takes its form, not JSON; its 401 also comes when the private-network setting does not open it to the caller. */
 const SEARXNG_TEXT: Record<string, string> = {
   "401": "Missing or unknown API key (send Authorization: Bearer <key>; no key is needed from a private network when searxng.openOnPrivateNetwork is on)",
@@ -85,7 +91,7 @@ const describeResponses = (operation: Json, path: string): void => {
     if (status.startsWith("2")) continue
     const text = health && status === "503"
       ? (path === "/readyz" ? `Not ready: a check failed (the body lists each check), or ${SHUTTING_DOWN}` : `Unavailable: ${SHUTTING_DOWN}`)
-      : (path === "/api/search/webFetch" ? WEB_FETCH_TEXT : path.startsWith("/searxng/") ? SEARXNG_TEXT : path.startsWith("/tavily/") ? TAVILY_TEXT : {})[status] ??
+      : (path === "/api/search/webFetch" ? WEB_FETCH_TEXT : path === "/api/search/map" ? MAP_TEXT : path.startsWith("/searxng/") ? SEARXNG_TEXT : path.startsWith("/tavily/") ? TAVILY_TEXT : {})[status] ??
         STATUS_TEXT[status]
     if (text !== undefined) response.description = text
     if (status === "401") response.headers = { ...response.headers, "WWW-Authenticate": { ...WWW_AUTHENTICATE, required: true } }

@@ -5,7 +5,9 @@
  * configured, is answered exactly as the local backend answers it. The content
  * options (content, maxCharsPerResult, maxTokens) are web search's alone.
  * webFetch: decode the body, ask WebFetch, answer the page in the same envelope;
- * its failures get a status and exception.type per reason (FetchWire).
+ * its failures get a status and exception.type per reason (FetchWire). With `urls`, every
+ * URL past the first is charged to the key's limit, as Tavily's extract charges them, and each
+ * failure is its entry's. map: decode, ask WebFetch's mapSite, answer the site's URLs.
  */
 import { Effect, Option, Result } from "effect"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -16,13 +18,14 @@ import { contentOptionsIssue, type SearchQuery } from "../search/SearchQuery.ts"
 import { invalid } from "../schema/InvalidInput.ts"
 import { WebFetch } from "../search/WebFetch.ts"
 import type { PageIndexing } from "../search/PageIndexing.ts"
-import { CurrentPrincipal } from "./Admission.ts"
+import type { FetchedPage } from "../search/WebFetch.ts"
+import { Admission, CurrentPrincipal } from "./Admission.ts"
 import { PeriscopeApi } from "./Api.ts"
 import { type Answer, errorAnswer, jsonAnswer, toHttpResponse } from "./Answer.ts"
 import type { ApiError } from "./ApiError.ts"
 import { fromFederationError, fromInvalidInput } from "./DomainErrors.ts"
 import { errorResponse } from "./ErrorResponse.ts"
-import { fetchErrorResponse, FetchRequestBody } from "./FetchWire.ts"
+import { fetchBodyIssue, fetchErrorResponse, fetchFailureEntry, FetchRequestBody, MapRequestBody } from "./FetchWire.ts"
 import { decodeJsonBody, makeBodyDecoder, parseBody, readJsonText, SEARCH_BODY_LIMIT } from "./JsonBody.ts"
 import { SearchBody, successEnvelopeWith, toSearchQuery } from "./SearchWire.ts"
 
@@ -42,7 +45,14 @@ const checkedImages = checkedFor("images")
 export const decodeSearchRequest = (input: unknown) => Result.flatMap(Result.map(decodeSearchBody(input), toSearchQuery), checkedWeb)
 /** An image search body decoded: the web search's, without content options. */
 export const decodeImageSearchRequest = (input: unknown) => Result.flatMap(Result.map(decodeSearchBody(input), toSearchQuery), checkedImages)
-const decodeFetchRequest = makeBodyDecoder(FetchRequestBody)
+const decodeFetchBody = makeBodyDecoder(FetchRequestBody)
+/** A webFetch body decoded and its fields checked against each other. */
+const decodeFetchRequest = (input: unknown) =>
+  Result.flatMap(decodeFetchBody(input), (body) => {
+    const issue = fetchBodyIssue(body)
+    return issue === undefined ? Result.succeed(body) : Result.fail(fromInvalidInput(invalid("request body", issue.path, issue.rule)))
+  })
+const decodeMapRequest = makeBodyDecoder(MapRequestBody)
 const renderError = (error: ApiError) => Effect.succeed(errorAnswer("search", error))
 /** Written directly: the data's types already match the contract's schema, and encoding it again costs a third of the request. */
 const renderSuccess = <A>(answer: { readonly data: A; readonly extra: unknown }) => jsonAnswer(successEnvelopeWith(answer.data, answer.extra))
@@ -85,26 +95,55 @@ const fromBody = (request: HttpServerRequest.HttpServerRequest, answer: (text: s
 /** webFetch's answer to addToIndex when the search backend has no local index. */
 const noIndex: PageIndexing = { added: false, reason: "no_index", message: "the search backend has no local index to add the page to; it was fetched but not added" }
 
+/** A page as `data` gives it: the seed's fields, date and contentType, chunks with a query. */
+const pageData = (page: FetchedPage) => ({
+  title: page.title,
+  content: page.content,
+  url: page.url,
+  fromCache: page.fromCache,
+  date: page.date,
+  contentType: page.contentType,
+  ...(page.chunks === undefined ? {} : { chunks: page.chunks })
+})
+
 export const SearchHandlers = HttpApiBuilder.group(PeriscopeApi, "search", Effect.fnUntraced(function*(handlers) {
   const answers = makeSearchAnswers(yield* FederatedSearch)
   const fetcher = yield* WebFetch
+  const admission = yield* Admission
   return handlers
     .handleRaw("webSearch", ({ request }) => fromBody(request, answers.web))
     .handleRaw("imageSearch", ({ request }) => fromBody(request, answers.images))
     .handleRaw("webFetch", ({ request }) =>
       decodeJsonBody(request, SEARCH_BODY_LIMIT, decodeFetchRequest).pipe(
+        Effect.flatMap(({ url, urls, ...body }) =>
+          Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (found) => {
+            const principal = Option.getOrUndefined(found)
+            const options = { ...body, caller: principal?.keyName }
+            if (urls !== undefined) {
+              const more = principal === undefined ? 0 : urls.length - 1
+              return Effect.forEach(Array.from({ length: more }), () => admission.charge(principal!), { discard: true }).pipe(
+                Effect.andThen(fetcher.fetchMany({ ...options, urls })),
+                Effect.map((outcomes) =>
+                  HttpServerResponse.jsonUnsafe(successEnvelopeWith(
+                    outcomes.map((outcome, i) => Result.isSuccess(outcome) ? pageData(outcome.success) : fetchFailureEntry(urls[i]!, outcome.failure)),
+                    body.addToIndex === true ? { index: outcomes.map((outcome) => Result.isSuccess(outcome) ? outcome.success.index ?? noIndex : null) } : null
+                  ))
+                )
+              )
+            }
+            return fetcher.fetch({ ...options, url: url! }).pipe(
+              Effect.map((page) => HttpServerResponse.jsonUnsafe(successEnvelopeWith(pageData(page), body.addToIndex === true ? { index: page.index ?? noIndex } : null))),
+              Effect.catchTag("WebFetchError", (error) => Effect.succeed(fetchErrorResponse(error)))
+            )
+          })
+        ),
+        Effect.catch((error) => Effect.succeed(errorResponse("search", error)))
+      ))
+    .handleRaw("map", ({ request }) =>
+      decodeJsonBody(request, SEARCH_BODY_LIMIT, decodeMapRequest).pipe(
         Effect.flatMap((body) =>
-          Effect.flatMap(Effect.serviceOption(CurrentPrincipal), (principal) => fetcher.fetch({ ...body, caller: Option.getOrUndefined(principal)?.keyName })).pipe(
-            Effect.map((page) =>
-              HttpServerResponse.jsonUnsafe(successEnvelopeWith({
-                title: page.title,
-                content: page.content,
-                url: page.url,
-                fromCache: page.fromCache,
-                date: page.date,
-                contentType: page.contentType
-              }, body.addToIndex === true ? { index: page.index ?? noIndex } : null))
-            ),
+          fetcher.mapSite(body).pipe(
+            Effect.map((map) => HttpServerResponse.jsonUnsafe(successEnvelopeWith({ url: map.url, urls: map.urls, truncated: map.truncated }, null))),
             Effect.catchTag("WebFetchError", (error) => Effect.succeed(fetchErrorResponse(error)))
           )
         ),

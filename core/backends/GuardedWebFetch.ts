@@ -6,7 +6,8 @@
  * (core/jobs/JobRunner.ts: off the answering thread, ended at the fetch's deadline, within
  * the page limits); then rendered in a browser when asked, or when auto finds an app shell
  * (RenderStep.ts); answers kept in the PageCache with single-flight. Errors say which limit
- * or rule ended a fetch.
+ * or rule ended a fetch. With a query, the page's most relevant chunks (FocusedReading); many
+ * URLs at once within a per-host limit (FetchMany); a site's URLs (SiteMapper).
  */
 import { Effect, Layer, Option } from "effect"
 import { FetchFailure, PageFetcher, type PageResponse } from "../ingest/crawl/PageFetcher.ts"
@@ -15,10 +16,13 @@ import { formatBytes } from "../ingest/DocumentSource.ts"
 import { DEFAULT_PAGE_LIMITS, type PageLimit, type PageLimits } from "../ingest/PageLimits.ts"
 import { mediaKindOf, type ReadableFormat, type ReadOutcome, readPageJob } from "../ingest/ReadablePage.ts"
 import { type JobError, JobRunner } from "../jobs/JobRunner.ts"
+import { fetchMany } from "../search/FetchMany.ts"
+import { contentWithinTokens, focusedReading } from "../search/FocusedReading.ts"
 import { type FetchedPage, type FetchRequest, type RenderMode, WebFetch, WebFetchError } from "../search/WebFetch.ts"
 import { type CachedPage, PageCache } from "../store/PageCache.ts"
 import { type IndexPage, pageIndexer } from "./PageIndexer.ts"
 import { renderStep } from "./RenderStep.ts"
+import { makeSiteMapper } from "./SiteMapper.ts"
 
 export const MAX_REDIRECTS = 5
 
@@ -41,7 +45,17 @@ export interface FetchSettings {
   readonly page?: PageLimits | undefined
   /** How a page is read when the request does not say (RenderStep.ts); never when absent. */
   readonly render?: RenderMode | undefined
+  /** Pages of one host read at once for one request of many URLs; DEFAULT_PER_HOST if absent. */
+  readonly perHost?: number | undefined
+  /** URLs a site's map gives at most; DEFAULT_MAP_MAX_URLS if absent. */
+  readonly mapMaxUrls?: number | undefined
+  /** A site's map, all of it; DEFAULT_MAP_TIMEOUT_MS if absent. */
+  readonly mapTimeoutMs?: number | undefined
 }
+
+export const DEFAULT_PER_HOST = 4
+export const DEFAULT_MAP_MAX_URLS = 5000
+export const DEFAULT_MAP_TIMEOUT_MS = 30_000
 
 /** Reading a body may take this long past the fetch's own deadline (a large PDF that arrived late). */
 const READ_GRACE_MS = 1000
@@ -96,6 +110,8 @@ const make = Effect.gen(function*() {
   const fetcher = yield* PageFetcher
   const cache = yield* PageCache
   const jobs = yield* JobRunner
+  // The reader's code loaded on every worker now, not by the first page's request.
+  yield* jobs.prepare([readPageJob])
   // The platform's browser, where it has one (the Node server).
   const renderer = Option.getOrUndefined(yield* Effect.serviceOption(PageRenderer))
   return (settings: FetchSettings, indexPage?: IndexPage) => {
@@ -224,19 +240,53 @@ const make = Effect.gen(function*() {
         })
       )
 
+    const fetchOne = Effect.fn("WebFetch.fetch")(function*(request: FetchRequest) {
+      const url = fetchableUrl(request.url)
+      if (url instanceof WebFetchError) return yield* url
+      // A query's chunks come from the page's Markdown (its headings give their paths), whatever format they are given in.
+      const format = request.query === undefined ? request.format ?? "markdown" : "markdown"
+      const mode = request.render ?? settings.render ?? "never"
+      const { page, fromCache } = yield* cache.get(`${format}${rendering.key(mode)} ${url.href}`, fetchPage(url, format, mode), { fresh: request.fresh === true })
+      const index = indexPage !== undefined && (request.addToIndex ?? settings.addToIndex) ? yield* indexPage(page, request.caller) : undefined
+      const fields = { url: page.url, title: page.title, fromCache, date: page.date, contentType: page.contentType, index }
+      if (request.query !== undefined) {
+        const focused = yield* focusedReading(jobs, page.content, {
+          query: request.query,
+          maxChars: request.maxChars,
+          maxTokens: request.maxTokens,
+          plain: request.format === "text",
+          deadlineMs: () => settings.timeoutMs
+        }).pipe(Effect.mapError(readFailure(url.href)))
+        return { ...fields, content: focused.content, chunks: focused.chunks } satisfies FetchedPage
+      }
+      const content = request.maxChars === undefined || page.content.length <= request.maxChars
+        ? page.content
+        : page.content.slice(0, request.maxChars)
+      return { ...fields, content: request.maxTokens === undefined ? content : yield* contentWithinTokens(content, request.maxTokens) } satisfies FetchedPage
+    })
+
+    const mapper = makeSiteMapper(fetcher, jobs, {
+      allow: settings.allow,
+      userAgent: settings.userAgent,
+      fetchTimeoutMs: settings.timeoutMs,
+      maxBytes: settings.maxBytes,
+      maxUrls: settings.mapMaxUrls ?? DEFAULT_MAP_MAX_URLS,
+      timeoutMs: settings.mapTimeoutMs ?? DEFAULT_MAP_TIMEOUT_MS,
+      page: pageLimits
+    })
+
     return WebFetch.of({
-      fetch: Effect.fn("WebFetch.fetch")(function*(request: FetchRequest) {
+      fetch: fetchOne,
+      fetchMany: ({ urls, deadlineMs, ...options }) =>
+        fetchMany(fetchOne, urls.map((url) => ({ ...options, url })), {
+          perHost: settings.perHost ?? DEFAULT_PER_HOST,
+          deadlineMs: deadlineMs ?? settings.timeoutMs + READ_GRACE_MS,
+          perHostSetting: "fetch.perHostConcurrency"
+        }),
+      mapSite: (request) => {
         const url = fetchableUrl(request.url)
-        if (url instanceof WebFetchError) return yield* url
-        const format = request.format ?? "markdown"
-        const mode = request.render ?? settings.render ?? "never"
-        const { page, fromCache } = yield* cache.get(`${format}${rendering.key(mode)} ${url.href}`, fetchPage(url, format, mode), { fresh: request.fresh === true })
-        const index = indexPage !== undefined && (request.addToIndex ?? settings.addToIndex) ? yield* indexPage(page, request.caller) : undefined
-        const content = request.maxChars === undefined || page.content.length <= request.maxChars
-          ? page.content
-          : page.content.slice(0, request.maxChars)
-        return { url: page.url, title: page.title, content, fromCache, date: page.date, contentType: page.contentType, index } satisfies FetchedPage
-      })
+        return url instanceof WebFetchError ? Effect.fail(url) : mapper(url, request.limit)
+      }
     })
   }
 })

@@ -4,11 +4,12 @@
  * or listed hosts); limits bound every fetch; the page cache keeps answers for a while;
  * pages that build themselves with scripts are rendered in a headless Chromium; bounds on
  * a page's structure (nesting, elements, PDF streams and pages) refuse pages that would cost
- * far more to read than their size says.
+ * far more to read than their size says; many URLs are read a few per host at a time; a
+ * site's map is bounded in URLs and time.
  */
 import { Schema } from "effect"
 import { type AddedPagesLimits, DEFAULT_ADDED_PAGES_LIMITS } from "../backends/AddedPages.ts"
-import type { FetchSettings } from "../backends/GuardedWebFetch.ts"
+import { DEFAULT_MAP_MAX_URLS, DEFAULT_MAP_TIMEOUT_MS, DEFAULT_PER_HOST, type FetchSettings } from "../backends/GuardedWebFetch.ts"
 import { DEFAULT_PAGE_LIMITS } from "../ingest/PageLimits.ts"
 import type { RenderMode } from "../search/WebFetch.ts"
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
@@ -58,10 +59,17 @@ export const FetchConfig = Schema.Struct({
   /** Bytes a PDF's compressed streams may inflate to, together; beyond, refused (413). Default 67108864 (64 MiB). */
   maxPdfDecodedBytes: optionalKey(ruledNumber("must be an integer from 1048576 to 4294967296", { integer: true, min: 1_048_576, max: 4_294_967_296 })),
   /** Pages of a PDF read; a longer one is refused (413). Default 1000. */
-  maxPdfPages: optionalKey(ruledNumber("must be an integer from 1 to 1000000", { integer: true, min: 1, max: 1_000_000 }))
+  maxPdfPages: optionalKey(ruledNumber("must be an integer from 1 to 1000000", { integer: true, min: 1, max: 1_000_000 })),
+  /** Pages of one host a request of many URLs reads at once; the others wait their turn. Default 4. */
+  perHostConcurrency: optionalKey(ruledNumber("must be an integer from 1 to 20", { integer: true, min: 1, max: 20 })),
+  /** URLs a site's map gives at most (a request's limit stays within it). Default 5000. */
+  mapMaxUrls: optionalKey(ruledNumber("must be an integer from 1 to 100000", { integer: true, min: 1, max: 100_000 })),
+  /** A site's map, all of it; past it, the URLs found so far. Default 30000. */
+  mapTimeoutMs: optionalKey(ruledNumber("must be an integer from 1000 to 300000", { integer: true, min: 1000, max: 300_000 }))
 }).annotate({
   message: "must be an object {allowPrivateAddresses?, allowHosts?, timeoutMs?, maxBytes?, cacheTtlSeconds?, cacheMaxEntries?, addToIndex?, " +
-    "addToIndexPerMinute?, addedPagesMax?, addedBytesMax?, userAgent?, render?, renderPages?, chromiumPath?, maxHtmlDepth?, maxHtmlElements?, maxPdfDecodedBytes?, maxPdfPages?}"
+    "addToIndexPerMinute?, addedPagesMax?, addedBytesMax?, userAgent?, render?, renderPages?, chromiumPath?, maxHtmlDepth?, maxHtmlElements?, maxPdfDecodedBytes?, maxPdfPages?, " +
+    "perHostConcurrency?, mapMaxUrls?, mapTimeoutMs?}"
 })
 export type FetchConfig = typeof FetchConfig.Type
 
@@ -105,5 +113,8 @@ export const fetchSettingsOf = (config: FetchConfig | undefined): FetchSettings 
     maxPdfDecodedBytes: config?.maxPdfDecodedBytes ?? DEFAULT_PAGE_LIMITS.maxPdfDecodedBytes,
     maxPdfPages: config?.maxPdfPages ?? DEFAULT_PAGE_LIMITS.maxPdfPages
   },
-  render: renderModeOf(config)
+  render: renderModeOf(config),
+  perHost: config?.perHostConcurrency ?? DEFAULT_PER_HOST,
+  mapMaxUrls: config?.mapMaxUrls ?? DEFAULT_MAP_MAX_URLS,
+  mapTimeoutMs: config?.mapTimeoutMs ?? DEFAULT_MAP_TIMEOUT_MS
 })

@@ -27,7 +27,7 @@ const BAD: ReadonlyArray<readonly [name: string, body: unknown, param: string | 
   ["maxChars a string", { url: "https://example.com/", maxChars: "100" }, "maxChars", "maxChars: must be an integer from 1 to 10000000, got \"100\""],
   ["fresh not a boolean", { url: "https://example.com/", fresh: "yes" }, "fresh", "fresh: must be a boolean, got \"yes\""],
   ["addToIndex not a boolean", { url: "https://example.com/", addToIndex: 1 }, "addToIndex", "addToIndex: must be a boolean, got 1"],
-  ["body an array", [], null, "request body: must be a JSON object with url and optional format, maxChars, fresh, addToIndex"]
+  ["body an array", [], null, "request body: must be a JSON object with url (or urls) and optional format, maxChars, maxTokens, query, fresh, addToIndex, render"]
 ]
 
 describe("webFetch: bad input", () => {

@@ -67,12 +67,12 @@ const withClient = async <A>(f: (client: Client) => Promise<A>, url = server.url
 const textOf = (result: any): string => result.content.map((c: any) => c.text).join("")
 
 describe("initialize and tools/list", () => {
-  it("negotiates the client's protocol version, names the server and lists the four tools with annotations and schemas", async () => {
+  it("negotiates the client's protocol version, names the server and lists the five tools with annotations and schemas", async () => {
     await withClient(async (client) => {
       expect(client.getServerVersion()).toMatchObject({ name: "periscope", title: "Periscope" })
       expect(client.getServerCapabilities()).toMatchObject({ tools: {} })
       const { tools } = await client.listTools()
-      expect(tools.map((t) => t.name)).toEqual(["web_search", "image_search", "web_fetch", "answer"])
+      expect(tools.map((t) => t.name)).toEqual(["web_search", "image_search", "web_fetch", "map_site", "answer"])
       for (const tool of tools) {
         expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: true })
         expect(tool.annotations?.title, tool.name).toMatch(/\w/)
@@ -221,7 +221,7 @@ describe("keys, limits and the HTTP edge", () => {
       expect(refused.isError).toBe(true)
       expect(textOf(refused)).toMatch(/rate limit of 2 requests per minute exceeded .*retry after \d+ s/)
       // Listing tools is not a tool call: still answered.
-      expect((await client.listTools()).tools.length).toBe(4)
+      expect((await client.listTools()).tools.length).toBe(5)
     }, limited.url, LIMITED_KEY)
   })
 

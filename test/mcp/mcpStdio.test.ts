@@ -54,7 +54,7 @@ describe("periscope mcp (stdio)", () => {
   it("initializes and lists the tools; stdout carried nothing but protocol messages, the log went to stderr", async () => {
     expect(client.getServerVersion()).toMatchObject({ name: "periscope" })
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name)).toEqual(["web_search", "image_search", "web_fetch", "answer"])
+    expect(tools.map((t) => t.name)).toEqual(["web_search", "image_search", "web_fetch", "map_site", "answer"])
     expect(stderr.join("")).toContain("Periscope MCP on stdio")
     expect(transportErrors).toEqual([])
   })

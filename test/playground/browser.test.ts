@@ -27,7 +27,7 @@ if (!haveChromium) {
 const outDir = resolve(root, "test-output/playground")
 // A name Chromium resolves to loopback: a page opened there sends an Origin /mcp does not accept unless configured.
 const NAMED_HOST = "periscope-playground.test"
-const MCP_TOOLS = ["web_search", "image_search", "web_fetch", "answer"]
+const MCP_TOOLS = ["web_search", "image_search", "web_fetch", "map_site", "answer"]
 const axeSource = readFileSync(resolve(root, "node_modules/axe-core/axe.min.js"), "utf8")
 
 interface AxeViolation {

@@ -19,7 +19,7 @@ export const SERVER_INFO = {
   title: "Periscope",
   version: "0.1.0",
   instructions: "Periscope searches the web (its own index and configured live providers), reads pages and answers with sources. " +
-    "Use web_search to find pages, web_fetch to read one, image_search for images, and answer (when listed) for a cited answer."
+    "Use web_search to find pages, web_fetch to read one, map_site to list a site's pages, image_search for images, and answer (when listed) for a cited answer."
 }
 
 export class McpEndpoint extends Context.Service<McpEndpoint, {

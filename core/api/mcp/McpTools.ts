@@ -1,7 +1,7 @@
 /**
  * Periscope's MCP tools, each a thin face over a service the REST API uses:
- * web_search and image_search over FederatedSearch, web_fetch over WebFetch,
- * answer over the chat gateway's grounding. Arguments are decoded with the REST
+ * web_search and image_search over FederatedSearch, web_fetch and map_site over
+ * WebFetch, answer over the chat gateway's grounding. Arguments are decoded with the REST
  * bodies' own rules (so a bad one gets the same message); results come as text
  * a model reads well and as the same data in structuredContent.
  */
@@ -16,7 +16,7 @@ import type { SearchBackendError } from "../../search/SearchError.ts"
 import { contentOptionsIssue, SearchOptionFields } from "../../search/SearchQuery.ts"
 import type { ImageResult, WebResult } from "../../search/SearchResult.ts"
 import { WebFetch, type WebFetchError } from "../../search/WebFetch.ts"
-import { FetchRequestBody } from "../FetchWire.ts"
+import { FetchRequestBody, FetchUrl, MapRequestBody } from "../FetchWire.ts"
 import { SearchBody, toSearchQuery } from "../SearchWire.ts"
 import type { JsonSchemaObject, McpToolSpec, ToolAnnotations, ToolOutcome } from "./McpTool.ts"
 
@@ -218,9 +218,13 @@ const imageSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => 
 // web_fetch
 
 const WebFetchArguments = Schema.Struct({
-  url: FetchRequestBody.fields.url.annotate({ description: "The page to read: an absolute http(s) URL." }),
+  url: FetchUrl.annotate({ description: "The page to read: an absolute http(s) URL." }),
   format: FetchRequestBody.fields.format,
-  maxChars: FetchRequestBody.fields.maxChars
+  maxChars: FetchRequestBody.fields.maxChars,
+  maxTokens: FetchRequestBody.fields.maxTokens,
+  query: FetchRequestBody.fields.query.annotate({
+    description: "What you want from the page: its passages most relevant to it are given (with the headings they sit under), not the whole page."
+  })
 })
 
 const WebFetchOutput = Schema.Struct({
@@ -228,7 +232,8 @@ const WebFetchOutput = Schema.Struct({
   title: Schema.String,
   date: Schema.NullOr(Schema.String),
   contentType: Schema.String,
-  content: Schema.String
+  content: Schema.String,
+  chunks: Schema.optionalKey(Schema.Array(Schema.Struct({ heading: Schema.String, text: Schema.String })))
 })
 
 /** What the model should do about each way a page can fail. */
@@ -249,21 +254,85 @@ const fetchFailure = (error: WebFetchError): ToolOutcome => {
   }
 }
 
+/** A page read for a query, as text: each chunk under its heading path. */
+const chunksText = (chunks: ReadonlyArray<{ readonly heading: string; readonly text: string }>) =>
+  chunks.map((chunk) => `${chunk.heading === "" ? "" : `## ${chunk.heading}\n`}${chunk.text}`).join("\n\n")
+
+// One page a call: a model reads several by calling the tool for each, each call one request against the key's limit.
 const webFetch = (fetcher: WebFetch["Service"]): McpToolSpec<never> => ({
   name: "web_fetch",
   description: "Read one web page: its main content as Markdown (or plain text or HTML), without navigation and boilerplate, " +
-    "with its title, final URL and date. Use it on a URL from web_search, or one the user gave, to read more than a snippet.",
+    "with its title, final URL and date. Use it on a URL from web_search, or one the user gave, to read more than a snippet. " +
+    "With query, only the page's passages most relevant to it, each under its headings.",
   annotations: readOnly("Read a web page", true),
   inputSchema: jsonSchemaOf(WebFetchArguments),
   outputSchema: jsonSchemaOf(WebFetchOutput),
   decode: decoderFor(WebFetchArguments, ARGUMENTS, { compiled: true }),
-  call: (args: typeof WebFetchArguments.Type, context) =>
-    Effect.andThen(
+  call: (args: typeof WebFetchArguments.Type, context) => {
+    if (args.query !== undefined && args.format === "html") {
+      return Effect.fail(invalid(ARGUMENTS, "format", "must be markdown or text with query (chunks are not given as HTML)"))
+    }
+    return Effect.andThen(
       context.progress("fetching"),
-      fetcher.fetch({ url: args.url, format: args.format ?? "markdown", ...(args.maxChars === undefined ? {} : { maxChars: args.maxChars }) }).pipe(
+      fetcher.fetch({
+        url: args.url,
+        format: args.format ?? "markdown",
+        ...(args.maxChars === undefined ? {} : { maxChars: args.maxChars }),
+        ...(args.maxTokens === undefined ? {} : { maxTokens: args.maxTokens }),
+        ...(args.query === undefined ? {} : { query: args.query })
+      }).pipe(
         Effect.map((page): ToolOutcome => ({
-          text: `# ${page.title === "" ? page.url : page.title}\nURL: ${page.url}${page.date === null ? "" : `\nDate: ${page.date}`}\n\n${page.content}`,
-          structured: { url: page.url, title: page.title, date: page.date, contentType: page.contentType, content: page.content },
+          text: `# ${page.title === "" ? page.url : page.title}\nURL: ${page.url}${page.date === null ? "" : `\nDate: ${page.date}`}\n\n${
+            page.chunks === undefined ? page.content : chunksText(page.chunks)
+          }`,
+          structured: {
+            url: page.url,
+            title: page.title,
+            date: page.date,
+            contentType: page.contentType,
+            content: page.content,
+            ...(page.chunks === undefined ? {} : { chunks: page.chunks })
+          },
+          isError: false
+        })),
+        Effect.catchTag("WebFetchError", (error) =>
+          error.reason === "invalid_url" ? Effect.fail(invalid(ARGUMENTS, "url", error.message)) : Effect.succeed(fetchFailure(error)))
+      )
+    )
+  }
+})
+
+// ---------------------------------------------------------------------------
+// map_site
+
+const MapSiteArguments = Schema.Struct({
+  url: FetchUrl.annotate({ description: "A page of the site, usually its home page: an absolute http(s) URL." }),
+  limit: MapRequestBody.fields.limit.annotate({ description: "URLs at most (the server keeps its own bound)." })
+})
+
+const MapSiteOutput = Schema.Struct({
+  url: Schema.String,
+  urls: Schema.Array(Schema.String),
+  truncated: Schema.NullOr(Schema.Literals(["limit", "time"]))
+})
+
+const mapSite = (fetcher: WebFetch["Service"]): McpToolSpec<never> => ({
+  name: "map_site",
+  description: "List the pages of a website: the URLs its sitemaps give, then the links of the page given, only on that page's host " +
+    "and only where the site's robots.txt allows. Use it to find the right page of a documentation site or blog before reading it with web_fetch.",
+  annotations: readOnly("List a site's pages", true),
+  inputSchema: jsonSchemaOf(MapSiteArguments),
+  outputSchema: jsonSchemaOf(MapSiteOutput),
+  decode: decoderFor(MapSiteArguments, ARGUMENTS, { compiled: true }),
+  call: (args: typeof MapSiteArguments.Type, context) =>
+    Effect.andThen(
+      context.progress("mapping"),
+      fetcher.mapSite({ url: args.url, limit: args.limit }).pipe(
+        Effect.map((map): ToolOutcome => ({
+          text: `${map.urls.length} URLs of ${map.url}${
+            map.truncated === null ? "" : map.truncated === "limit" ? " (the limit was reached: there may be more)" : " (the time ran out: there may be more)"
+          }:\n${map.urls.join("\n")}`,
+          structured: { url: map.url, urls: map.urls, truncated: map.truncated },
           isError: false
         })),
         Effect.catchTag("WebFetchError", (error) =>
@@ -331,7 +400,7 @@ export const makeMcpTools = Effect.gen(function*() {
   const fetcher = yield* WebFetch
   const chat = yield* ChatGateway
   const hasModel = (yield* chat.models).length > 0
-  const tools: Array<McpToolSpec<never>> = [webSearch(search), imageSearch(search), webFetch(fetcher)]
+  const tools: Array<McpToolSpec<never>> = [webSearch(search), imageSearch(search), webFetch(fetcher), mapSite(fetcher)]
   if (hasModel) tools.push(answer(chat))
   return tools
 })

@@ -11,7 +11,7 @@
 import { Effect } from "effect"
 import { highlightQuery } from "../../search/Highlights.ts"
 import { chunksOf } from "./Chunks.ts"
-import { imagesOf, plainText } from "./MarkdownText.ts"
+import { imagesOf, plainText } from "../../search/MarkdownText.ts"
 import { isRead, type PageReader } from "./TavilyPages.ts"
 import type { TavilyExtractRequest, TavilyExtractResponse } from "./TavilyWire.ts"
 

@@ -34,7 +34,7 @@ import type { ApiError } from "../ApiError.ts"
 import { fromFederationError } from "../DomainErrors.ts"
 import { countryCodeOf } from "./Countries.ts"
 import { chunksOf } from "./Chunks.ts"
-import { plainText } from "./MarkdownText.ts"
+import { plainText } from "../../search/MarkdownText.ts"
 import { isRead, type PageOutcome, type PageReader } from "./TavilyPages.ts"
 import { DEFAULT_MAX_RESULTS, type TavilySearchRequest, type TavilySearchResponse } from "./TavilyWire.ts"
 

@@ -4,7 +4,8 @@
  * unreachable file disallows everything until the crawl ends; redirects are
  * followed up to five hops. Crawl-delay raises the politeness delay for that
  * host (capped, so a hostile value cannot stall a run). A file over 512 KiB
- * disallows everything, and says that it is too large.
+ * disallows everything, and says that it is too large. The file's Sitemap lines are kept for
+ * whoever maps the site.
  */
 import { Deferred, Effect } from "effect"
 import robotsParserModule from "robots-parser"
@@ -22,6 +23,8 @@ export interface RobotsVerdict {
   readonly unreachable: string | undefined
   /** Delay in ms the file asks for, if any. */
   readonly crawlDelayMs: number | undefined
+  /** The sitemaps the file lists (Sitemap lines), absolute; none when it lists none or could not be read. */
+  readonly sitemaps: ReadonlyArray<string>
 }
 
 interface Rules {
@@ -30,11 +33,13 @@ interface Rules {
   readonly refused?: string
   readonly unreachable?: string
   readonly crawlDelayMs: number | undefined
+  readonly sitemaps?: ReadonlyArray<string>
 }
 
 interface ParsedRobots {
   isAllowed(url: string, ua?: string): boolean | undefined
   getCrawlDelay(ua?: string): number | undefined
+  getSitemaps(): Array<string>
 }
 // robots-parser is CommonJS exporting the function itself; its typings describe an ES default export.
 const robotsParser = robotsParserModule as unknown as (url: string, text: string) => ParsedRobots
@@ -42,6 +47,24 @@ const robotsParser = robotsParserModule as unknown as (url: string, text: string
 const ROBOTS_MAX_BYTES = 512 * 1024
 const MAX_HOPS = 5
 export const MAX_CRAWL_DELAY_MS = 30_000
+
+/** Sitemap lines read from a file, at most this many. */
+const MAX_SITEMAPS = 50
+
+/** The file's Sitemap lines as absolute http(s) URLs, each once. */
+const sitemapsOf = (lines: ReadonlyArray<string>, robotsUrl: string): Array<string> => {
+  const out = new Set<string>()
+  for (const line of lines) {
+    if (out.size === MAX_SITEMAPS) break
+    try {
+      const url = new URL(line.trim(), robotsUrl)
+      if (url.protocol === "http:" || url.protocol === "https:") out.add(url.href)
+    } catch {
+      // not a URL: left out
+    }
+  }
+  return [...out]
+}
 
 const allowAll: Rules = { isAllowed: () => true, crawlDelayMs: undefined }
 const disallowAll: Rules = { isAllowed: () => false, crawlDelayMs: undefined }
@@ -74,7 +97,8 @@ export class RobotsRules {
       blocked: rules.blocked,
       refused: rules.refused,
       unreachable: rules.unreachable,
-      crawlDelayMs: rules.crawlDelayMs
+      crawlDelayMs: rules.crawlDelayMs,
+      sitemaps: rules.sitemaps ?? []
     }))
   }
 
@@ -136,6 +160,7 @@ export class RobotsRules {
     const delay = robots.getCrawlDelay(this.agent)
     return {
       isAllowed: (page) => robots.isAllowed(page, this.agent) !== false,
+      sitemaps: sitemapsOf(robots.getSitemaps(), url),
       crawlDelayMs: delay === undefined || !Number.isFinite(delay) || delay <= 0
         ? undefined
         : Math.min(delay * 1000, MAX_CRAWL_DELAY_MS)

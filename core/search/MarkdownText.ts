@@ -1,7 +1,7 @@
 /**
- * A page read as Markdown, made plain for Tavily's answers: its text without link targets,
- * images, emphasis and block markers (a `text` answer, and what chunks are chosen from), and
- * the images its main content shows.
+ * A page read as Markdown, made plain: its text without link targets, images, emphasis and
+ * block markers (a `text` answer, and what passages are chosen from), and the images its main
+ * content shows. Tavily's answers and webFetch's query-focused chunks read Markdown through it.
  */
 
 /** Markdown a page fetched as Markdown may carry, reduced to its text. */

@@ -15,11 +15,11 @@ export type ToWorker =
   | { readonly type: "run"; readonly id: number; readonly module: string; readonly name: string; readonly input: unknown }
   | { readonly type: "load"; readonly modules: ReadonlyArray<string> }
 
-/** A message from a worker: started, a job's output, or why it failed. */
+/** A message from a worker: started, a job's output or why it failed, and whether to replace the thread now. */
 export type FromWorker =
   | { readonly type: "ready" }
-  | { readonly type: "done"; readonly id: number; readonly output: unknown }
-  | { readonly type: "failed"; readonly id: number; readonly message: string }
+  | { readonly type: "done"; readonly id: number; readonly output: unknown; readonly retire?: boolean }
+  | { readonly type: "failed"; readonly id: number; readonly message: string; readonly retire?: boolean }
 
 /** The thread's end of the channel to the pool. */
 export interface HostPort {
@@ -29,8 +29,17 @@ export interface HostPort {
 
 const messageOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
+export interface HostOptions {
+  /**
+   * Asked after each job: true when the thread holds more memory than it should keep (a heap
+   * grown by one large page stays grown). The pool then replaces it once it is idle, which
+   * hands the memory back at once.
+   */
+  readonly retire?: (() => boolean) | undefined
+}
+
 /** Serves jobs on this thread until it is terminated. */
-export const hostJobs = (port: HostPort): void => {
+export const hostJobs = (port: HostPort, options: HostOptions = {}): void => {
   const modules = new Map<string, Promise<Record<string, unknown>>>()
   const load = (module: string): Promise<Record<string, unknown>> => {
     let loaded = modules.get(module)
@@ -53,12 +62,13 @@ export const hostJobs = (port: HostPort): void => {
   }
 
   const run = async (message: Extract<ToWorker, { type: "run" }>): Promise<void> => {
+    const retire = () => (options.retire?.() === true ? { retire: true } : {})
     try {
       const job = await find(message.module, message.name)
       const output = await job.run(message.input)
-      port.post({ type: "done", id: message.id, output }, job.transfer?.(output) ?? [])
+      port.post({ type: "done", id: message.id, output, ...retire() }, job.transfer?.(output) ?? [])
     } catch (error) {
-      port.post({ type: "failed", id: message.id, message: messageOf(error) }, [])
+      port.post({ type: "failed", id: message.id, message: messageOf(error), ...retire() }, [])
     }
   }
 

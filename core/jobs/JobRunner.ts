@@ -1,9 +1,9 @@
 /**
  * Where CPU-heavy work runs (HTML and PDF reading, large validations): off the thread that
  * answers requests, each job under a deadline that ends it and a memory bound, behind a
- * bounded queue. Core declares the contract; each adapter provides the threads through
- * `JobWorkers` (Node: worker threads with resource limits; Deno: Web Workers), and where a
- * runtime has none, jobs run on the calling thread (`JobWorkers.sameThread`: no memory bound,
+ * bounded queue. Core declares the contract; each adapter provides the workers through
+ * `JobWorkers` (Node: child processes with a heap limit; Deno: Web Workers), and where a
+ * runtime has none, jobs run on the calling thread (`JobRunner.sameThread`: no memory bound,
  * and a deadline that can only end a job where it awaits).
  *
  * Failures are typed so that each caller answers with its own documented error: timeout
@@ -25,31 +25,35 @@ export class JobError extends Schema.TaggedError<JobError>()("JobError", {
 
 /** The bounds of a runner (the config file's `jobs` section: core/config/JobsConfig.ts). */
 export interface JobLimits {
-  /** Threads; undefined: the adapter's choice (Node: one fewer than the cores, at least one). */
+  /** Workers; undefined: the adapter's choice (Node: one fewer than the cores, at least one). */
   readonly workers?: number | undefined
-  /** Heap of each thread, in MB. */
+  /** Heap of each worker, in MB. */
   readonly memoryMb: number
-  /** Jobs that may wait for a thread; past that, busy. */
+  /** Jobs that may wait for a worker; past that, busy. */
   readonly queue: number
   /** Deadline of a job whose caller names none, in ms. */
   readonly deadlineMs: number
+  /** Where the runtime can (Node on Linux): the workers' nice value, so requests win a contended core; none: as the server. */
+  readonly nice?: number | undefined
 }
 
-export const DEFAULT_JOB_LIMITS: JobLimits = { memoryMb: 512, queue: 32, deadlineMs: 15_000 }
+export const DEFAULT_JOB_LIMITS: JobLimits = { memoryMb: 512, queue: 32, deadlineMs: 15_000, nice: 10 }
 
 export interface RunOptions {
-  /** From the call to the answer, waiting for a thread included; the runner's `deadlineMs` by default. */
+  /** From the call to the answer, waiting for a worker included; the runner's `deadlineMs` by default. */
   readonly deadlineMs?: number | undefined
 }
 
 export interface JobRunnerShape {
   readonly run: <I, O>(job: Job<I, O>, input: I, options?: RunOptions) => Effect.Effect<O, JobError>
-  /** "threads" when jobs run on threads of their own, "same thread" otherwise. */
+  /** Has every worker load these jobs' code now, so that the first of them does not wait for it. */
+  readonly prepare: (jobs: ReadonlyArray<Job<any, any>>) => Effect.Effect<void>
+  /** "threads" when jobs run away from the calling thread (worker threads, processes, Web Workers), "same thread" otherwise. */
   readonly where: "threads" | "same thread"
   readonly limits: JobLimits
 }
 
-/** How an adapter starts a runner with given limits (its threads live as long as the scope). */
+/** How an adapter starts a runner with given limits (its workers live as long as the scope). */
 export interface JobWorkersShape {
   readonly start: (limits: JobLimits) => Effect.Effect<JobRunnerShape, never, Scope.Scope>
 }
@@ -66,6 +70,7 @@ const errorOf = (job: string, outcome: Exclude<JobOutcome, { ok: true }>): JobEr
 export const pooledRunner = (pool: WorkerPool, limits: JobLimits): JobRunnerShape => ({
   where: "threads",
   limits,
+  prepare: (jobs) => Effect.sync(() => pool.load(jobs.map((job) => job.module))),
   run: <I, O>(job: Job<I, O>, input: I, options?: RunOptions) =>
     Effect.callback<O, JobError>((resume) => {
       const cancel = pool.submit(job, input, { deadlineMs: options?.deadlineMs ?? limits.deadlineMs }, (outcome) =>
@@ -83,6 +88,7 @@ const sameThreadRunner = (limits: JobLimits): JobRunnerShape => {
   return {
     where: "same thread",
     limits,
+    prepare: () => Effect.void,
     run: <I, O>(job: Job<I, O>, input: I, options?: RunOptions) =>
       Effect.suspend(() => {
         if (running >= limits.queue) {

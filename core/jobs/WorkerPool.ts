@@ -1,16 +1,18 @@
 /**
- * A bounded pool of worker threads for jobs (core/jobs/Job.ts), with the runtime left out: an
- * adapter gives the way to start one thread (Node's worker_threads, Deno's Workers) and the
- * pool does the rest, the same on every runtime.
+ * A bounded pool of workers for jobs (core/jobs/Job.ts), with the runtime left out: an adapter
+ * gives the way to start one worker (a Node child process or worker thread, a Deno Web Worker),
+ * called a thread below, and the pool does the rest, the same on every runtime.
  *
  * - A job waits in a queue of bounded length for a thread; past the bound it is refused at once
  *   as busy, with a guess of when to retry.
  * - A job's deadline counts from its submission, waiting included. At the deadline a waiting
- *   job leaves the queue, and a running one's thread is terminated there and then (the
- *   runtime stops the thread's JavaScript mid-loop) and replaced: the caller hears at its
+ *   job leaves the queue, and a running one's thread is ended there and then (mid-loop: a
+ *   process is killed, a worker thread terminated) and replaced: the caller hears at its
  *   deadline, not when the work would have ended.
  * - A thread that dies (out of memory under its limit, a crash) fails the job it was running
  *   with the reason and is replaced; jobs sent to it behind that one go to another thread.
+ * - A thread that says it holds too much memory after a job (JobHost's `retire`) takes no more
+ *   jobs and is replaced once its last one is answered: ending a process gives its heap back.
  * - Threads that die before they start, again and again, mark the pool broken: every job then
  *   fails as crashed instead of spawning threads in a loop.
  *
@@ -89,6 +91,8 @@ interface Slot {
   generation: number
   alive: boolean
   ready: boolean
+  /** Takes no more jobs; replaced once its pending ones are answered. */
+  retiring: boolean
   /** Sent and not answered, oldest first: the thread answers in this order. */
   readonly pending: Array<Task>
 }
@@ -115,7 +119,7 @@ export class WorkerPool {
     this.depth = Math.max(1, Math.floor(options.depth ?? 1))
     this.queue = options.queue ?? Number.POSITIVE_INFINITY
     for (let index = 0; index < Math.max(1, Math.floor(options.size)); index++) {
-      const slot: Slot = { index, thread: undefined as unknown as WorkerThread, generation: 0, alive: false, ready: false, pending: [] }
+      const slot: Slot = { index, thread: undefined as unknown as WorkerThread, generation: 0, alive: false, ready: false, retiring: false, pending: [] }
       this.slots.push(slot)
       this.start(slot)
     }
@@ -170,6 +174,14 @@ export class WorkerPool {
     return () => this.abandon(task)
   }
 
+  /** Every thread, and every one started later, imports these modules ahead of their jobs. */
+  load(modules: ReadonlyArray<string>): void {
+    const fresh = modules.filter((module) => !this.modules.has(module))
+    if (fresh.length === 0 || this.closed) return
+    for (const module of fresh) this.modules.add(module)
+    for (const slot of this.slots) if (slot.alive) slot.thread.post({ type: "load", modules: fresh }, [])
+  }
+
   /** Ends every thread; jobs not answered fail as crashed. */
   close(): void {
     if (this.closed) return
@@ -186,6 +198,7 @@ export class WorkerPool {
     const generation = ++slot.generation
     slot.alive = true
     slot.ready = false
+    slot.retiring = false
     const current = () => slot.generation === generation && slot.alive
     slot.thread = this.options.spawn(slot.index, {
       message: (message) => {
@@ -206,6 +219,8 @@ export class WorkerPool {
       this.startFailures = 0
       return
     }
+    // Said with the answer, so that no job is sent to the thread in between.
+    if (message.retire === true) slot.retiring = true
     const at = slot.pending.findIndex((task) => task.id === message.id)
     if (at === -1) return
     const [task] = slot.pending.splice(at, 1)
@@ -215,22 +230,35 @@ export class WorkerPool {
       this.finish(task!)
       task!.settle(message.type === "done" ? { ok: true, output: message.output } : { ok: false, reason: "failed", message: message.message })
     }
+    this.recycleIfIdle(slot)
     this.dispatch()
   }
 
-  /** The thread is gone: its job at work fails with the reason, the ones behind it wait again. */
-  private died(slot: Slot, reason: "memory" | "crashed", detail: string): void {
+  /** A retiring thread with nothing left to answer is ended and replaced. */
+  private recycleIfIdle(slot: Slot): void {
+    if (!slot.retiring || slot.pending.length > 0 || this.closed) return
+    slot.alive = false
+    slot.thread.terminate()
+    this.start(slot)
+    this.dispatch()
+  }
+
+  /**
+   * The thread is gone: its job at work fails with the reason, the ones behind it wait again.
+   * `ended`: the pool ended it (a deadline, a caller gone), which says nothing about starting.
+   */
+  private died(slot: Slot, reason: "memory" | "crashed", detail: string, ended = false): void {
     slot.alive = false
     const pending = slot.pending.splice(0)
     const atWork = pending.shift()
     if (atWork !== undefined && !atWork.done) {
       this.fail(atWork, reason, reason === "memory"
         ? `the ${atWork.name} job ran out of memory${this.options.memoryLimit === undefined ? "" : ` (limit ${this.options.memoryLimit})`}`
-        : `the thread running the ${atWork.name} job stopped (${detail})`)
+        : `the worker running the ${atWork.name} job stopped (${detail})`)
     }
     this.waiting.unshift(...pending.filter((task) => !task.done))
     if (this.closed) return
-    if (!slot.ready && ++this.startFailures >= START_FAILURES) {
+    if (!slot.ready && !ended && ++this.startFailures >= START_FAILURES) {
       this.brokenBy = `the job threads cannot start (${detail})`
       for (const task of this.waiting.splice(0)) this.fail(task, "crashed", `the ${task.name} job was not run: ${this.brokenBy}`)
       return
@@ -242,7 +270,7 @@ export class WorkerPool {
   /** Ends a thread at work on a job that must stop now, and starts its replacement. */
   private kill(slot: Slot, detail: string): void {
     slot.thread.terminate()
-    this.died(slot, "crashed", detail)
+    this.died(slot, "crashed", detail, true)
   }
 
   private expire(task: Task): void {
@@ -288,7 +316,7 @@ export class WorkerPool {
     let best: Slot | undefined
     for (let i = 0; i < limit; i++) {
       const slot = this.slots[i]!
-      if (!slot.alive || slot.pending.length >= this.depth) continue
+      if (!slot.alive || slot.retiring || slot.pending.length >= this.depth) continue
       if (best === undefined || slot.pending.length < best.pending.length) best = slot
     }
     return best

@@ -32,7 +32,7 @@ describe("config: fetch", () => {
         maxPdfDecodedBytes: 16_777_216,
         maxPdfPages: 200
       },
-      jobs: { workers: 2, memoryMb: 256, queue: 8, deadlineMs: 5000 }
+      jobs: { workers: 2, memoryMb: 256, queue: 8, deadlineMs: 5000, nice: 0 }
     })
     expect(Result.isSuccess(result)).toBe(true)
   })
@@ -62,13 +62,14 @@ describe("config: fetch", () => {
     [{ memoryMb: 8 }, "jobs.memoryMb: must be an integer from 32 to 16384, got 8"],
     [{ queue: -1 }, "jobs.queue: must be an integer from 0 to 100000, got -1"],
     [{ deadlineMs: "1s" }, "jobs.deadlineMs: must be an integer from 100 to 300000, got \"1s\""],
+    [{ nice: 20 }, "jobs.nice: must be an integer from 0 to 19, got 20"],
     [{ threads: 2 }, "jobs.threads: "]
   ])("refuses jobs %j naming the path", (jobs, expected) => {
     expect(message({ jobs }).startsWith(expected.split(", got")[0]!), message({ jobs })).toBe(true)
   })
 
-  it("job defaults: 512 MB per thread, 32 waiting, 15 s, threads left to the adapter", () => {
-    expect(jobLimitsOf(undefined)).toEqual({ workers: undefined, memoryMb: 512, queue: 32, deadlineMs: 15_000 })
+  it("job defaults: 512 MB per thread, 32 waiting, 15 s, nice 10, threads left to the adapter", () => {
+    expect(jobLimitsOf(undefined)).toEqual({ workers: undefined, memoryMb: 512, queue: 32, deadlineMs: 15_000, nice: 10 })
   })
 
   it("an unknown key is named", () => {
@@ -76,7 +77,7 @@ describe("config: fetch", () => {
   })
 
   it("defaults: private addresses refused, 15 s, 10 MiB, 1 h, 500 pages, not added to the index, page bounds", () => {
-    expect(fetchSettingsOf(undefined)).toEqual({
+    expect(fetchSettingsOf(undefined)).toMatchObject({
       allow: false,
       timeoutMs: 15_000,
       maxBytes: 10 * 1024 * 1024,

@@ -9,12 +9,20 @@ import { constants, createDeflate } from "node:zlib"
 export const nestedHtml = (depth: number): string =>
   `<!doctype html><html><head><title>Nested</title></head><body>${"<div>".repeat(depth)}deep${"</div>".repeat(depth)}</body></html>`
 
-/** An ordinary page of about `bytes` bytes: paragraphs with links under a heading; `seed` makes each page different. */
-export const largeHtml = (bytes: number, seed: number): string => {
+const WORDS = "river stone light harbor window garden letter market winter bridge signal forest engine paper voice".split(" ")
+
+/**
+ * An ordinary page of about `bytes` bytes under a heading, `seed` making each page different:
+ * "links", short paragraphs each with a link (many elements), or "prose", paragraphs of about
+ * a thousand characters (few elements, much text).
+ */
+export const largeHtml = (bytes: number, seed: number, style: "links" | "prose" = "links"): string => {
   const parts = [`<!doctype html><html><head><title>Large page ${seed}</title></head><body><main><h1>Large page ${seed}</h1>`]
   let size = parts[0]!.length
   for (let i = 0; size < bytes; i++) {
-    const paragraph = `<p>Paragraph ${i} of page ${seed}: a sentence with <a href="/p${seed}/${i}">a link</a> and some words to read.</p>\n`
+    const paragraph = style === "links"
+      ? `<p>Paragraph ${i} of page ${seed}: a sentence with <a href="/p${seed}/${i}">a link</a> and some words to read.</p>\n`
+      : `<p>${Array.from({ length: 150 }, (_, w) => WORDS[(i * 7 + w * 13 + seed) % WORDS.length]).join(" ")}.</p>\n`
     parts.push(paragraph)
     size += paragraph.length
   }

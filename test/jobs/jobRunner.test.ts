@@ -1,16 +1,18 @@
 /**
- * The job runner on Node worker threads (adapters/node/jobThreads.ts over core/jobs/WorkerPool.ts),
- * with real threads running real jobs (testJobs.ts): answers cross threads; a job past its
- * deadline is ended there, mid-loop, and its thread replaced; a job past the memory limit
- * fails as such; a full queue answers busy with a time to retry; a job's own error and a thread
- * that exits are told apart; a caller that gives up ends the thread's work. The same-thread
- * runner (runtimes without workers) answers the same jobs with the same errors.
+ * The job runner of the Node server (adapters/node/jobThreads.ts: core/jobs/WorkerPool.ts over
+ * child processes) with real processes running real jobs (testJobs.ts): answers cross over; a
+ * job past its deadline is ended there, mid-loop, and its process replaced; a job past the
+ * memory limit fails as such and the server goes on; a full queue answers busy with a time to
+ * retry; a job's own error and a process that exits are told apart; a caller that gives up ends
+ * the work. The same pool over worker threads (the indexer's carrier): a thread ended at its
+ * deadline exits at once, one left large by a job is replaced. The same-thread runner (runtimes
+ * without workers) answers the same jobs with the same errors.
  */
 import { Effect, Exit, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
 import { nodeJobWorkers, nodeWorkerPool } from "../../adapters/node/jobThreads.ts"
 import { type JobError, type JobLimits, JobRunner, type JobRunnerShape, pooledRunner } from "../../core/jobs/JobRunner.ts"
-import { echoJob, exitJob, growJob, spinJob, threadJob, throwJob } from "./testJobs.ts"
+import { echoJob, exitJob, growJob, niceJob, spinJob, throwJob, whereJob } from "./testJobs.ts"
 
 const limits = (overrides: Partial<JobLimits> = {}): JobLimits => ({ workers: 1, memoryMb: 128, queue: 4, deadlineMs: 30_000, ...overrides })
 
@@ -19,24 +21,26 @@ const withRunner = <A>(given: JobLimits, body: (runner: JobRunnerShape) => Effec
 
 const failureOf = <A>(effect: Effect.Effect<A, JobError>) => Effect.flip(effect)
 
-describe("job runner on worker threads", () => {
-  it("runs a job on another thread and brings its output back", async () => {
-    const value = { text: "héllo", list: [1, 2, 3], bytes: new Uint8Array([7, 8]), nested: { date: null } }
-    const { output, thread } = await withRunner(limits(), (runner) =>
-      Effect.all({ output: runner.run(echoJob, value), thread: runner.run(threadJob, null) }))
+const here = `${process.pid}/0`
+
+describe("job runner of the Node server (child processes)", () => {
+  it("runs a job in another process and brings its output back", async () => {
+    const value = { text: "héllo", list: [1, 2, 3], bytes: new Uint8Array([7, 8]), nested: { date: null, when: new Date(0) } }
+    const { output, where } = await withRunner(limits(), (runner) =>
+      Effect.all({ output: runner.run(echoJob, value), where: runner.run(whereJob, null) }))
     expect(output).toEqual(value)
-    expect(thread).not.toBe(0)
+    expect(where).not.toBe(here)
     expect(await withRunner(limits(), (runner) => Effect.succeed(runner.where))).toBe("threads")
   })
 
-  it("ends a job at its deadline, mid-loop, and replaces its thread", async () => {
+  it("ends a job at its deadline, mid-loop, and replaces its process", async () => {
     const result = await withRunner(limits(), (runner) =>
       Effect.gen(function*() {
-        const before = yield* runner.run(threadJob, null)
+        const before = yield* runner.run(whereJob, null)
         const started = Date.now()
         const error = yield* failureOf(runner.run(spinJob, { ms: 60_000 }, { deadlineMs: 300 }))
         const waited = Date.now() - started
-        const after = yield* runner.run(threadJob, null)
+        const after = yield* runner.run(whereJob, null)
         return { error, waited, before, after }
       }))
     expect(result.error.reason).toBe("timeout")
@@ -46,7 +50,7 @@ describe("job runner on worker threads", () => {
     expect(result.after).not.toBe(result.before)
   })
 
-  it("ends the thread itself at the deadline: it exits, its work does not go on", async () => {
+  it("on threads too: the thread of a job past its deadline exits, its work does not go on", async () => {
     const exits: Array<number> = []
     const result = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const pool = yield* nodeWorkerPool({
@@ -63,6 +67,52 @@ describe("job runner on worker threads", () => {
     expect(result.error.reason).toBe("timeout")
     // The spinning thread is gone within moments of the answer, not a minute later.
     expect(exits[0]! - result.answeredAt).toBeLessThan(5000)
+  })
+
+  it("keeps going after many processes ended at their deadlines before they had started", async () => {
+    const result = await withRunner(limits(), (runner) =>
+      Effect.gen(function*() {
+        const reasons: Array<string> = []
+        for (let i = 0; i < 6; i++) reasons.push((yield* failureOf(runner.run(spinJob, { ms: 60_000 }, { deadlineMs: 30 }))).reason)
+        return { reasons, next: yield* runner.run(echoJob, "next") }
+      }))
+    expect(result.reasons).toEqual(Array(6).fill("timeout"))
+    expect(result.next).toBe("next")
+  })
+
+  it("on threads too: replaces a thread whose heap a job left larger than retireAboveMb, once idle, and keeps one that stayed small", async () => {
+    const threads = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const pool = yield* nodeWorkerPool({ name: "test-jobs", size: 1, memoryMb: 512, retireAboveMb: 64 })
+      const runner = pooledRunner(pool, limits())
+      const first = yield* runner.run(whereJob, null)
+      yield* runner.run(echoJob, "small")
+      const afterSmall = yield* runner.run(whereJob, null)
+      yield* runner.run(growJob, { megabytes: 128 })
+      const afterLarge = yield* runner.run(whereJob, null)
+      return { first, afterSmall, afterLarge }
+    })))
+    expect(threads.afterSmall).toBe(threads.first)
+    expect(threads.afterLarge).not.toBe(threads.first)
+  })
+
+  it("replaces a process a large job left large, so that its memory goes back to the system", async () => {
+    const where = await withRunner(limits({ memoryMb: 256 }), (runner) =>
+      Effect.gen(function*() {
+        const first = yield* runner.run(whereJob, null)
+        yield* runner.run(growJob, { megabytes: 160 })
+        return { first, after: yield* runner.run(whereJob, null) }
+      }))
+    expect(where.after).not.toBe(where.first)
+  })
+
+  it.skipIf(process.platform !== "linux")("runs its processes at the nice value given, and threads too (Linux)", async () => {
+    expect(await withRunner(limits({ nice: 7 }), (runner) => runner.run(niceJob, null))).toBe(7)
+    expect(await withRunner(limits(), (runner) => runner.run(niceJob, null))).toBe(0)
+    const onThread = await Effect.runPromise(Effect.scoped(Effect.flatMap(
+      nodeWorkerPool({ name: "test-jobs", size: 1, nice: 5 }),
+      (pool) => pooledRunner(pool, limits()).run(niceJob, null)
+    )))
+    expect(onThread).toBe(5)
   })
 
   it("counts the deadline from the call: a job still waiting for a thread times out in the queue", async () => {
@@ -106,7 +156,7 @@ describe("job runner on worker threads", () => {
     expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1)
   })
 
-  it("tells a job's own error from a thread that died, and replaces the dead one", async () => {
+  it("tells a job's own error from a process that died, and replaces the dead one", async () => {
     const result = await withRunner(limits(), (runner) =>
       Effect.gen(function*() {
         const thrown = yield* failureOf(runner.run(throwJob, { message: "the PDF is broken" }))
@@ -116,20 +166,20 @@ describe("job runner on worker threads", () => {
       }))
     expect(result.thrown).toMatchObject({ reason: "failed", message: "the PDF is broken", job: "throw" })
     expect(result.exited.reason).toBe("crashed")
-    expect(result.exited.message).toBe("the thread running the exit job stopped (exited with code 3)")
+    expect(result.exited.message).toBe("the worker running the exit job stopped (exited with code 3)")
     expect(result.next).toBe("next")
   })
 
-  it("ends the thread's work when the caller gives up on a running job", async () => {
+  it("ends the work when the caller gives up on a running job", async () => {
     const result = await withRunner(limits(), (runner) =>
       Effect.gen(function*() {
-        const before = yield* runner.run(threadJob, null)
+        const before = yield* runner.run(whereJob, null)
         const spinning = yield* Effect.forkChild(runner.run(spinJob, { ms: 60_000 }))
         yield* Effect.sleep(200)
         const started = Date.now()
         yield* Fiber.interrupt(spinning)
-        // The one thread is free again: the next job runs at once, on its replacement.
-        const after = yield* runner.run(threadJob, null, { deadlineMs: 10_000 })
+        // The one process is free again: the next job runs at once, on its replacement.
+        const after = yield* runner.run(whereJob, null, { deadlineMs: 10_000 })
         return { before, after, waited: Date.now() - started }
       }))
     expect(result.after).not.toBe(result.before)

@@ -1,6 +1,6 @@
 /**
  * Jobs for the job runner's tests (jobRunner.test.ts): each does one thing a real job may do
- * wrong, loop, grow, throw, exit, and one that answers.
+ * wrong, loop, grow, throw, exit, and a few that answer.
  */
 import { defineJob } from "../../core/jobs/Job.ts"
 
@@ -30,5 +30,12 @@ export const throwJob = defineJob<{ readonly message: string }, never>(import.me
 /** Ends its thread as a native crash would. */
 export const exitJob = defineJob<null, never>(import.meta.url, "exit", (): never => process.exit(3))
 
-/** The thread it ran on: threadId differs once a thread was replaced. */
-export const threadJob = defineJob<null, number>(import.meta.url, "thread", async () => (await import("node:worker_threads")).threadId)
+/** Where it ran, as "process id/thread id": it changes once a process or thread was replaced. */
+export const whereJob = defineJob<null, string>(import.meta.url, "where", async () => `${process.pid}/${(await import("node:worker_threads")).threadId}`)
+
+/** Linux: the nice value of the thread it runs on, from /proc (field 19 of its stat line). */
+export const niceJob = defineJob<null, number>(import.meta.url, "nice", async () => {
+  const { readFileSync } = await import("node:fs")
+  const stat = readFileSync("/proc/thread-self/stat", "utf8")
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])
+})

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest"
+import { expandQuery, rankExpanded, searchExpanded } from "../../core/index/Expansion.ts"
+import { PageField } from "../../core/index/SearchIndex.ts"
+import { buildIndex, links, seeded } from "./support.ts"
+
+const page = (path: string, title: string, text: string) => ({ url: `https://docs.example.org/${path}`, title, text })
+
+// Pages about sorting; one about key functions that never says "sort" or "list"; and filler
+// pages of other words, so that the sorting words are on few enough of the pages to be telling.
+const random = seeded(7)
+const filler = ["garden", "river", "music", "bread", "winter", "harbour", "copper", "violin", "meadow", "lantern", "pepper", "canyon"]
+const docs = [
+  page("howto/sorting", "Sorting HOWTO", "Sorting a list: sorted returns a new list ordered by a key function; the comparison uses each element's key."),
+  page("library/list-sort", "list.sort", "The sort method orders the list in place; pass a key function and reverse to change the order."),
+  page("library/sorted", "sorted", "sorted takes any iterable and a key function and returns a new sorted list in ascending order."),
+  page("howto/key-functions", "Key functions", "A key function maps each element to the value compared: a lambda is the usual key, and the order follows it."),
+  page("library/json", "json", "json.dumps writes objects as text; sort_keys orders the keys of mappings."),
+  ...Array.from({ length: 60 }, (_, i) =>
+    page(`misc/${i}`, `Note ${i}`, Array.from({ length: 12 }, () => filler[Math.floor(random() * filler.length)]).join(" ")))
+]
+const index = buildIndex(docs)
+const urls = (ranked: { docs: Int32Array }) => Array.from(ranked.docs, (d) => index.parts.pages.get(d, PageField.Url))
+
+describe("query expansion (RM3)", () => {
+  it("adds the words the best pages share, and finds a page that has them but not the words asked", () => {
+    const expansion = expandQuery(index, "sort list")!
+    expect(expansion.added.map((a) => a.term)).toContain("kei")
+    expect(links(index, "sort list", 10)).not.toContain("https://docs.example.org/howto/key-functions")
+    expect(urls(rankExpanded(index, expansion, 10))).toContain("https://docs.example.org/howto/key-functions")
+  })
+
+  it("leaves out words on more than a tenth of the pages", () => {
+    const expansion = expandQuery(index, "garden river")!
+    for (const { term } of expansion.added) expect(filler).not.toContain(term)
+  })
+
+  it("ranks as the plain query with no words to add or all the weight on the query's own", () => {
+    const plain = index.rank("sort list", 10).map((r) => r.url)
+    for (const settings of [{ documents: 10, terms: 0, originalWeight: 0.5 }, { documents: 0, terms: 10, originalWeight: 0.5 }, { documents: 10, terms: 10, originalWeight: 1 }]) {
+      const expansion = expandQuery(index, "sort list", settings)!
+      expect(expansion.added).toEqual([])
+      expect(urls(rankExpanded(index, expansion, 10))).toEqual(plain)
+    }
+  })
+
+  it("keeps exclusions and site filters, and shows snippets of the words asked", () => {
+    const answer = searchExpanded(index, "sort list -lambda", 10)
+    expect(answer.hits.map((h) => h.link)).not.toContain("https://docs.example.org/howto/key-functions")
+    expect(answer.hits[0]!.snippet.toLowerCase()).toMatch(/sort|list/)
+    expect(searchExpanded(index, "sort list site:nowhere.example", 10).hits).toEqual([])
+    expect(searchExpanded(index, "zzzz", 10).hits).toEqual([])
+    expect(searchExpanded(index, "sort list", 0).hits).toEqual([])
+  })
+})

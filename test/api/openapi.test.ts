@@ -475,6 +475,31 @@ const ENDPOINTS = (): ReadonlyArray<Endpoint> => {
       },
       special: {
         "stop|1[]:minLength": [{ ...chatBase, stop: ["s"] }, { ...chatBase, stop: [""] }],
+        // Grounding's controls (web_search_options and OpenRouter's web plugin).
+        ...((grounded: (extra: Json) => Json) => ({
+          "web_search_options.filters|0.allowed_domains|0:maxItems": [
+            grounded({ web_search_options: { filters: { allowed_domains: Array.from({ length: 20 }, (_, i) => `d${i}.example`) } } }),
+            grounded({ web_search_options: { filters: { allowed_domains: Array.from({ length: 21 }, (_, i) => `d${i}.example`) } } })
+          ],
+          "web_search_options.filters|0.allowed_domains|0[]:maxLength": [
+            grounded({ web_search_options: { filters: { allowed_domains: [`${"a".repeat(61)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(63)}`] } } }),
+            grounded({ web_search_options: { filters: { allowed_domains: [`${"a".repeat(62)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(63)}`] } } })
+          ],
+          "web_search_options.filters|0.allowed_domains|0[]:pattern": [
+            grounded({ web_search_options: { filters: { allowed_domains: ["docs.example.com"] } } }),
+            grounded({ web_search_options: { filters: { allowed_domains: ["not a domain"] } } })
+          ],
+          "web_search_options.max_results:minimum": [grounded({ web_search_options: { max_results: 1 } }), grounded({ web_search_options: { max_results: 0 } })],
+          "web_search_options.max_results:maximum": [grounded({ web_search_options: { max_results: 20 } }), grounded({ web_search_options: { max_results: 21 } })],
+          "plugins:maxItems": [grounded({ plugins: Array.from({ length: 8 }, () => ({ id: "web" })) }), grounded({ plugins: Array.from({ length: 9 }, () => ({ id: "web" })) })],
+          "plugins[].max_results:minimum": [grounded({ plugins: [{ id: "web", max_results: 1 }] }), grounded({ plugins: [{ id: "web", max_results: 0 }] })],
+          "plugins[].max_results:maximum": [grounded({ plugins: [{ id: "web", max_results: 20 }] }), grounded({ plugins: [{ id: "web", max_results: 21 }] })],
+          "plugins[].search_prompt:maxLength": [
+            grounded({ plugins: [{ id: "web", search_prompt: "a".repeat(4000) }] }),
+            grounded({ plugins: [{ id: "web", search_prompt: "a".repeat(4001) }] })
+          ],
+          "plugins[].engine:pattern": [grounded({ plugins: [{ id: "web", engine: "native" }] }), grounded({ plugins: [{ id: "web", engine: "no engine" }] })]
+        }))((extra) => ({ ...chatBase, ...extra })),
         "tools[].function.name:pattern": [
           { ...chatBase, tools: [{ type: "function", function: { name: "get_weather-2" } }] },
           { ...chatBase, tools: [{ type: "function", function: { name: "get weather" } }] }

@@ -4,13 +4,26 @@
  * content shows. Tavily's answers and webFetch's query-focused chunks read Markdown through it.
  */
 
-/** Markdown a page fetched as Markdown may carry, reduced to its text. */
+/**
+ * A link's target: a URL (in angle brackets or not, balanced parentheses in it) and an optional
+ * title in quotes or parentheses. Every run is bounded, so a line of brackets costs a bounded
+ * scan per bracket.
+ */
+const TARGET = String.raw`\(\s{0,8}(?:<[^>\n]{0,8192}>|[^\s()]{0,8192}(?:\([^\s()]{0,8192}\)[^\s()]{0,8192}){0,8})(?:\s{1,8}(?:"[^"\n]{0,2048}"|'[^'\n]{0,2048}'|\([^)\n]{0,2048}\)))?\s{0,8}\)`
+const IMAGE = new RegExp(String.raw`!\[(?:\\.|[^\\[\]\n]){0,2048}\]` + TARGET, "g")
+const LINK = new RegExp(String.raw`\[((?:\\.|[^\\[\]\n]){0,2048})\]` + TARGET, "g")
+
+/**
+ * Markdown a page fetched as Markdown may carry, reduced to its text: an escaped character
+ * (`\_`, `\*`) is the character itself; an unescaped `*`, backtick or `__` is emphasis or code
+ * markup (the page's Markdown escapes the ones its text has); a single `_` stays (snake_case).
+ */
 export const plainLine = (line: string): string =>
   line
-    .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/\*\*|__|`/g, "")
+    .replace(IMAGE, "")
+    .replace(LINK, "$1")
     .replace(/^\s*(?:#{1,6}\s+|[-*+>]\s+|\d+[.)]\s+)/, "")
+    .replace(/\\([!-/:-@[-`{-~])|\*+|`+|__+/g, (_markup: string, escaped: string | undefined) => escaped ?? "")
     .replace(/\s+/g, " ")
     .trim()
 

@@ -92,7 +92,7 @@ export interface FetchServer {
 /** Periscope with `fetch` as its config file's fetch section (and `jobs` its jobs section); `resolve` replaces DNS for the page fetcher. */
 export const startFetchServer = async (
   fetch: FetchConfig,
-  options: { readonly resolve?: Resolver; readonly search?: SearchChoice; readonly jobs?: JobsConfig } = {}
+  options: { readonly resolve?: Resolver; readonly search?: SearchChoice; readonly jobs?: JobsConfig; readonly perMinute?: number } = {}
 ): Promise<FetchServer> => {
   const platform = Layer.mergeAll(
     NodeFileSystem.layer,
@@ -101,7 +101,7 @@ export const startFetchServer = async (
     // Pages are read on the job threads, as the server reads them.
     nodeJobWorkersLayer
   )
-  const services = appLayer(settingsOf({ fetch, ...(options.jobs === undefined ? {} : { jobs: options.jobs }) }), recordsFromPlainKeys([FETCH_KEY], 1_000_000), {
+  const services = appLayer(settingsOf({ fetch, ...(options.jobs === undefined ? {} : { jobs: options.jobs }) }), recordsFromPlainKeys([FETCH_KEY], options.perMinute ?? 1_000_000), {
     search: options.search ?? { _tag: "Layer", layer: FixtureSearch.layer(sampleDocuments) },
     chatModel: ScriptedChat.layer(unconfiguredChat)
   }).pipe(Layer.provide(platform), Layer.orDie)
@@ -119,6 +119,26 @@ export const postFetch = async (server: string, body: unknown, options: { readon
     ...(options.signal === undefined ? {} : { signal: options.signal })
   })
   return { status: response.status, headers: response.headers, body: await response.json() as any }
+}
+
+/** POSTs a JSON body to any keyed path of the server. */
+export const postJson = async (server: string, path: string, body: unknown) => {
+  const response = await fetch(`${server}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${FETCH_KEY}` },
+    body: typeof body === "string" ? body : JSON.stringify(body)
+  })
+  return { status: response.status, headers: response.headers, body: await response.json() as any }
+}
+
+/** One MCP tools/call over HTTP, as a stateless client sends it; the JSON-RPC result. */
+export const callTool = async (server: string, name: string, args: unknown) => {
+  const response = await fetch(`${server}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${FETCH_KEY}` },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } })
+  })
+  return await response.json() as any
 }
 
 /** A one-page PDF written by hand (Helvetica, one text line per entry), with a Title in its info dictionary. */

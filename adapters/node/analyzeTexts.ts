@@ -1,15 +1,11 @@
 /**
- * The build's analysis of one page's texts, as a job thread runs it (extractJobs.ts) and as
- * the pool runs it on the main thread once no thread is left: one analyzer per stemming
- * setting, kept, so its memo of words serves page after page.
+ * The build's analysis of one page, as a job thread runs it (extractJobs.ts) and as the pool
+ * runs it on the main thread once no thread is left: the page's language decided and its field
+ * texts' tokens recorded in that language's analysis, by recorders kept from page to page so
+ * that each analyzer's memo of words serves them all.
  */
-import { Analyzer } from "../../core/index/analysis/Analyzer.ts"
-import { type AnalyzedFields, TokenRecorder } from "../../core/index/analysis/AnalyzedText.ts"
+import { type AnalyzedPage, PageRecorders, type PageToAnalyze } from "../../core/index/PageLanguages.ts"
 
-const recorders = new Map<boolean, TokenRecorder>()
+const recorders = new PageRecorders()
 
-export const analyzeTexts = (texts: ReadonlyArray<string>, stemming: boolean): AnalyzedFields => {
-  let recorder = recorders.get(stemming)
-  if (recorder === undefined) recorders.set(stemming, recorder = new TokenRecorder(new Analyzer({ stemming })))
-  return texts.map((text) => recorder.record(text))
-}
+export const analyzeTexts = (page: PageToAnalyze): AnalyzedPage => recorders.analyze(page)

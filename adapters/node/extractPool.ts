@@ -25,7 +25,7 @@ import type { Job } from "../../core/jobs/Job.ts"
 import type { JobOutcome, WorkerPool } from "../../core/jobs/WorkerPool.ts"
 import { failed, type SourceItem } from "../../core/ingest/DocumentSource.ts"
 import { extractRawPage, type PageExtractor, type RawPage } from "../../core/ingest/RawPage.ts"
-import type { AnalyzedFields } from "../../core/index/analysis/AnalyzedText.ts"
+import type { AnalyzedPage, PageToAnalyze } from "../../core/index/PageLanguages.ts"
 import { analyzeTexts } from "./analyzeTexts.ts"
 import { analyzeJob, extractJob } from "./extractJobs.ts"
 import { nodeWorkerPool } from "./jobThreads.ts"
@@ -79,7 +79,7 @@ export const extractPool = (options: ExtractPoolOptions = {}): Effect.Effect<Pag
     // build's critical path, and a third busy thread on two cores took a third of its core (no
     // gain in the build's time with both workers analysing). A page cannot be left out of the
     // build: one a worker died on is analysed here.
-    analyze: (texts: ReadonlyArray<string>, stemming: boolean): Effect.Effect<AnalyzedFields> =>
-      runOn(pool, analyzeJob, { texts, stemming }, Math.max(1, workers - 1), () => analyzeTexts(texts, stemming))
+    analyze: (page: PageToAnalyze): Effect.Effect<AnalyzedPage> =>
+      runOn(pool, analyzeJob, page, Math.max(1, workers - 1), () => analyzeTexts(page))
   }))
 }

@@ -12,14 +12,16 @@
  * appearing in both title and body, which BM25F avoids; it also keeps one upper bound per
  * term, which is what MaxScore pruning needs.
  */
-import type { AnalyzedFields } from "./analysis/AnalyzedText.ts"
 import { Analyzer } from "./analysis/Analyzer.ts"
+import { analysisNamed, englishAnalysis, type LanguageAnalysis } from "./analysis/LanguageAnalysis.ts"
+import { pageLanguageSample } from "./analysis/LanguageDetection.ts"
 import type { IndexDocument } from "./Document.ts"
 import { validateDocument, type ValidDocument } from "./DocumentValidation.ts"
 import { type EngineOptions, type ResolvedEngineOptions, resolveEngineOptions } from "./EngineOptions.ts"
 import type { FieldSpec } from "./InvertedIndex.ts"
 import { InvertedIndexBuilder } from "./InvertedIndexBuilder.ts"
 import { clusterNearDuplicates, simhash } from "./NearDuplicates.ts"
+import { type AnalyzedPage, decidePageLanguage, PageLanguagesWriter, type PageToAnalyze, pageToAnalyze } from "./PageLanguages.ts"
 import { SearchIndex } from "./SearchIndex.ts"
 import { longTextChars } from "./SnippetPlaces.ts"
 import { StoredFieldsWriter } from "./StoredFields.ts"
@@ -130,6 +132,11 @@ export class IndexBuild {
   readonly options: ResolvedEngineOptions
   private readonly pages: ReadonlyArray<ValidDocument>
   private readonly analyzer: Analyzer
+  /** One analyzer per language analysis the pages got (English is `analyzer`). */
+  private readonly analyzers = new Map<string, Analyzer>()
+  private readonly languages = new PageLanguagesWriter()
+  /** The analysis each page got, by page: its images are analysed alike. */
+  private readonly pageAnalysis: Array<LanguageAnalysis> = []
   private readonly fields: Array<Field<ValidDocument>>
   private readonly web: InvertedIndexBuilder
   private readonly stored = new StoredFieldsWriter(5)
@@ -146,6 +153,7 @@ export class IndexBuild {
     this.options = options
     this.pages = pages
     this.analyzer = new Analyzer({ stemming: options.stemming })
+    this.analyzers.set(englishAnalysis.name, this.analyzer)
     this.fields = pageFields(options)
     this.web = new InvertedIndexBuilder(this.fields.map(spec), this.analyzer, options.k1, options.b)
     this.fingerprintHigh = new Uint32Array(pages.length)
@@ -165,13 +173,35 @@ export class IndexBuild {
     return this.fields.map((f) => f.text(page))
   }
 
-  /** Adds page `doc` (the next one), from its texts' tokens when they were analysed elsewhere. */
-  addPage(doc: number, analyzed?: AnalyzedFields): void {
+  /** What analysing page `doc` elsewhere takes (PageRecorders.analyze): its texts, its declared language, a sample to detect one from. */
+  pageToAnalyze(doc: number): PageToAnalyze {
+    const page = this.pages[doc]!
+    return pageToAnalyze(this.pageTexts(doc), page.lang, page.title, page.text, this.options.stemming)
+  }
+
+  private analyzerFor(analysis: LanguageAnalysis): Analyzer {
+    let analyzer = this.analyzers.get(analysis.name)
+    if (analyzer === undefined) this.analyzers.set(analysis.name, analyzer = new Analyzer({ stemming: this.options.stemming, language: analysis }))
+    return analyzer
+  }
+
+  /** Adds page `doc` (the next one), from its texts' tokens when they were analysed elsewhere (PageRecorders.analyze). */
+  addPage(doc: number, analyzed?: AnalyzedPage): void {
     const page = this.pages[doc]!
     const web = this.web
     if (doc !== web.documentCount) throw new Error(`index build: page ${doc} added where ${web.documentCount} was next`)
-    if (analyzed === undefined) web.addDocument(this.pageTexts(doc))
-    else web.addAnalyzedDocument(analyzed)
+    if (analyzed === undefined) {
+      const { language, analysis } = decidePageLanguage(page.lang, () => pageLanguageSample(page.title, page.text))
+      web.addDocument(this.pageTexts(doc), this.analyzerFor(analysis))
+      this.languages.add(language, analysis.name)
+      this.pageAnalysis.push(analysis)
+    } else {
+      const analysis = analysisNamed(analyzed.analysis)
+      if (analysis === undefined) throw new Error(`index build: page ${doc} was analysed as ${analyzed.analysis}, an analysis this engine lacks`)
+      web.addAnalyzedDocument(analyzed.fields)
+      this.languages.add(analyzed.language, analysis.name)
+      this.pageAnalysis.push(analysis)
+    }
     if (this.body >= 0 && page.text.length >= longTextChars) this.textPositions.push(doc, web.fieldPositions[this.body]!)
     this.stored.add([page.url, page.title, page.text, page.date ?? "", page.lang])
     const sequence = web.sequence
@@ -206,8 +236,9 @@ export class IndexBuild {
     for (let doc = 0; doc < pages.length; doc++) {
       const page = pages[doc]!
       pageImages[doc] = imagePage.length
+      const analyzer = this.analyzerFor(this.pageAnalysis[doc]!)
       for (const image of page.images) {
-        const id = images.addDocument(imageSpecs.map((f) => f.text({ image, page })))
+        const id = images.addDocument(imageSpecs.map((f) => f.text({ image, page })), analyzer)
         imageStored.add([image.url, image.title, image.alt, image.caption, image.heading])
         imagePage.push(doc)
         imageSize.push(image.width, image.height)
@@ -217,7 +248,7 @@ export class IndexBuild {
       }
     }
     pageImages[pages.length] = imagePage.length
-    analyzer.clearCache()
+    for (const each of this.analyzers.values()) each.clearCache()
 
     return new SearchIndex({
       options,
@@ -227,6 +258,7 @@ export class IndexBuild {
       hosts: hosts.finish(),
       pageCluster: clusterNearDuplicates(this.fingerprintHigh, this.fingerprintLow, this.fingerprintExact, this.tokenCounts, options.nearDuplicateBits),
       textPositions: Int32Array.from(this.textPositions),
+      pageLanguages: this.languages.finish(),
       pageImages,
       images: images.build(),
       imageFields: imageStored.finish(),

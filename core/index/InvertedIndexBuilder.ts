@@ -103,11 +103,11 @@ export class InvertedIndexBuilder {
     return this.documents
   }
 
-  /** Indexes one document (field texts in `fields` order) and returns its id. */
-  addDocument(texts: ReadonlyArray<string>): number {
+  /** Indexes one document (field texts in `fields` order) with `analyzer` (by default the builder's) and returns its id. */
+  addDocument(texts: ReadonlyArray<string>, analyzer: Analyzer = this.analyzer): number {
     return this.addFields((k) => {
       const text = texts[k] ?? ""
-      return text.length > 0 ? this.analyzer.analyze(text, this.sink) : 0
+      return text.length > 0 ? analyzer.analyze(text, this.sink) : 0
     })
   }
 

@@ -15,3 +15,22 @@ export const normalizeLanguageTag = (raw: string | null | undefined): string | u
   const region = m[3] === undefined ? "" : `-${m[3].toUpperCase()}`
   return `${language}${script}${region}`
 }
+
+/** Codes one language goes by: Norwegian Bokmål and Nynorsk are searched as Norwegian, as detection names them. */
+const sameLanguage: Record<string, string> = { nb: "no", nn: "no" }
+
+/**
+ * The language of a tag as the index keeps it: its primary subtag in ISO 639-1 where there is
+ * one ("deu", "ger" and "de-AT" give "de"); undefined for no tag, "und" or one that is not a tag.
+ */
+export const primaryLanguage = (raw: string | null | undefined): string | undefined => {
+  const tag = normalizeLanguageTag(raw)
+  if (tag === undefined) return undefined
+  let language = tag.split("-")[0]!
+  try {
+    language = new Intl.Locale(language).language
+  } catch {
+    // Intl knows every well-formed subtag; a runtime without its data keeps the code as written.
+  }
+  return sameLanguage[language] ?? language
+}

@@ -4,9 +4,13 @@
  * Every method is synchronous and never throws on any query string.
  */
 import { Analyzer, TokenKind } from "./analysis/Analyzer.ts"
+import { analysisNamed, englishAnalysis, type LanguageAnalysis } from "./analysis/LanguageAnalysis.ts"
 import type { ImageRecord, IndexDocument } from "./Document.ts"
 import type { ResolvedEngineOptions } from "./EngineOptions.ts"
 import { type CollectionStatistics, endOfPostings, type InvertedIndex } from "./InvertedIndex.ts"
+import { primaryLanguage } from "./LanguageTag.ts"
+import { type PageLanguages, PageLanguagesWriter } from "./PageLanguages.ts"
+import { type AnalysisCounts, type QueryOptions, type QueryReading, readQuery } from "./QueryLanguage.ts"
 import { type ParsedQuery, parseQuery, type SiteFilter } from "./QueryParser.ts"
 import {
   type CompiledQuery,
@@ -23,6 +27,8 @@ import type { StoredFields } from "./StoredFields.ts"
 import { termsInField } from "./TermPresence.ts"
 import { reversedHost } from "./UrlNormalizer.ts"
 import type { PassageVectors } from "./Vectors.ts"
+
+export type { QueryOptions, QueryReading } from "./QueryLanguage.ts"
 
 /** Stored page fields, in record order. */
 export const PageField = { Url: 0, Title: 1, Text: 2, Date: 3, Lang: 4 } as const
@@ -55,6 +61,11 @@ export interface SearchIndexParts {
   readonly imageSize: Int32Array
   /** The passages' embedding vectors (hybrid retrieval, HybridRank.ts); none in a snapshot built without an embedding server. */
   readonly vectors?: PassageVectors | undefined
+  /**
+   * Each page's language and the analysis its words got; none in a snapshot written before
+   * languages, whose pages all got English's and are in the language they declare.
+   */
+  readonly pageLanguages?: PageLanguages | undefined
 }
 
 /** One ranked page, for benchmarks and tools that need ids and scores rather than hits. */
@@ -116,16 +127,81 @@ export class SearchIndex {
   readonly documentCount: number
   readonly imageCount: number
   private readonly analyzer: Analyzer
+  /** Analyzers of the other analyses the pages got, by name. */
+  private readonly analyzers = new Map<string, Analyzer>()
+  /** Pages per analysis. */
+  readonly analysisCounts: AnalysisCounts
   /** The pages' field that indexes their text (-1 when its weight is 0 and it is not indexed). */
   private readonly bodyField: number
   private hostKeys: Array<string> | undefined
+  /** A snapshot written before languages: its pages' languages, read from what they declare when a query filters by one. */
+  private declaredLanguages: PageLanguages | undefined
 
   constructor(parts: SearchIndexParts) {
     this.parts = parts
     this.documentCount = parts.web.documentCount
     this.imageCount = parts.images.documentCount
     this.analyzer = new Analyzer({ stemming: parts.options.stemming, cacheSize: 20_000 })
+    this.analyzers.set(englishAnalysis.name, this.analyzer)
     this.bodyField = parts.web.meta.fields.findIndex((f) => f.name === "body")
+    const counts = new Map<string, number>()
+    const languages = parts.pageLanguages
+    if (languages === undefined) {
+      if (this.documentCount > 0) counts.set(englishAnalysis.name, this.documentCount)
+    } else {
+      const perEntry = new Int32Array(languages.table.length)
+      for (const id of languages.ids) perEntry[id]!++
+      languages.table.forEach((entry, i) => perEntry[i]! > 0 && counts.set(entry.analysis, (counts.get(entry.analysis) ?? 0) + perEntry[i]!))
+    }
+    this.analysisCounts = counts
+  }
+
+  /** The analyzer of an analysis (a snapshot names only analyses this engine has: Snapshot.ts checks). */
+  private analyzerOf(analysis: LanguageAnalysis): Analyzer {
+    let analyzer = this.analyzers.get(analysis.name)
+    if (analyzer === undefined) {
+      analyzer = new Analyzer({ stemming: this.parts.options.stemming, language: analysis, cacheSize: 20_000 })
+      this.analyzers.set(analysis.name, analyzer)
+    }
+    return analyzer
+  }
+
+  /** The analyzer page `doc`'s words were indexed with. */
+  private pageAnalyzer(doc: number): Analyzer {
+    const languages = this.parts.pageLanguages
+    if (languages === undefined) return this.analyzer
+    return this.analyzerOf(analysisNamed(languages.table[languages.ids[doc]!]!.analysis) ?? englishAnalysis)
+  }
+
+  /** Each page's language: as built, or (a snapshot written before languages) as declared. */
+  private pageLanguages(): PageLanguages {
+    if (this.parts.pageLanguages !== undefined) return this.parts.pageLanguages
+    if (this.declaredLanguages === undefined) {
+      const writer = new PageLanguagesWriter()
+      for (let doc = 0; doc < this.documentCount; doc++) writer.add(primaryLanguage(this.parts.pages.get(doc, PageField.Lang)) ?? "", englishAnalysis.name)
+      this.declaredLanguages = writer.finish()
+    }
+    return this.declaredLanguages
+  }
+
+  /** How `parsed` is read here (QueryLanguage.ts). */
+  reading(parsed: ParsedQuery, options?: QueryOptions): QueryReading {
+    return readQuery(parsed, options, this.analysisCounts)
+  }
+
+  /** Accepts the pages (with `images`, the images of pages) in `language`; null when no page is in it. */
+  private languageFilter(language: string, images: boolean): ((doc: number) => boolean) | null {
+    const { table, ids } = this.pageLanguages()
+    const wanted = new Uint8Array(table.length)
+    let any = false
+    for (let i = 0; i < table.length; i++) {
+      if (table[i]!.language !== language) continue
+      wanted[i] = 1
+      any = true
+    }
+    if (!any) return null
+    const imagePage = this.parts.imagePage
+    return images ? (image: number) => wanted[ids[imagePage[image]!]!] === 1 : (doc: number) => wanted[ids[doc]!] === 1
   }
 
   get options(): ResolvedEngineOptions {
@@ -133,10 +209,11 @@ export class SearchIndex {
   }
 
   /** Ranked pages with query-dependent snippets; near-duplicates collapsed to the best one. */
-  search(query: string, limit: number): WebSearchAnswer {
+  search(query: string, limit: number, options?: QueryOptions): WebSearchAnswer {
     const keywords = typeof query === "string" ? query : ""
     const n = clampLimit(limit)
-    const plan = n === 0 ? undefined : this.plan(this.parts.web, parseQuery(keywords), false)
+    const parsed = parseQuery(keywords)
+    const plan = n === 0 ? undefined : this.plan(this.parts.web, parsed, false, this.reading(parsed, options))
     if (plan === undefined) return { query: keywords, hits: [] }
     const { docs, termsIn } = this.retrieve(this.parts.web, plan.query, n, this.parts.pageCluster)
     return { query: keywords, hits: this.pageHits(plan, docs, termsIn) }
@@ -181,10 +258,10 @@ export class SearchIndex {
       const from = Math.max(0, at - placeReach)
       const to = Math.min(length, at + placeReach)
       const part = pages.getPart(doc, PageField.Text, from, to)
-      const found = snippetIn(this.analyzer, part, { before: from > 0, after: to < length }, terms, present, place.words)
+      const found = snippetIn(this.pageAnalyzer(doc), part, { before: from > 0, after: to < length }, terms, present, place.words)
       if (found !== undefined) return found
     }
-    return makeSnippet(this.analyzer, pages.get(doc, PageField.Text), terms, present)
+    return makeSnippet(this.pageAnalyzer(doc), pages.get(doc, PageField.Text), terms, present)
   }
 
   /** Where the long pages among `docs` have their snippets, from the query words' positions in their text. */
@@ -195,10 +272,11 @@ export class SearchIndex {
   }
 
   /** Ranked images; one result per image URL. */
-  searchImages(query: string, limit: number): ReadonlyArray<ImageHit> {
+  searchImages(query: string, limit: number, options?: QueryOptions): ReadonlyArray<ImageHit> {
     const keywords = typeof query === "string" ? query : ""
     const n = clampLimit(limit)
-    const plan = n === 0 ? undefined : this.plan(this.parts.images, parseQuery(keywords), true)
+    const parsed = parseQuery(keywords)
+    const plan = n === 0 ? undefined : this.plan(this.parts.images, parsed, true, this.reading(parsed, options))
     if (plan === undefined) return []
     return this.imageHits(this.retrieve(this.parts.images, plan.query, n, this.parts.imageCluster).docs)
   }
@@ -221,8 +299,9 @@ export class SearchIndex {
    * phrases, exclusions and site filters), or undefined when nothing can match: what `rank`
    * ranks, and what tools that rank `parts.web` themselves start from.
    */
-  compile(query: string): CompiledQuery | undefined {
-    return this.plan(this.parts.web, parseQuery(typeof query === "string" ? query : ""), false)?.query
+  compile(query: string, options?: QueryOptions): CompiledQuery | undefined {
+    const parsed = parseQuery(typeof query === "string" ? query : "")
+    return this.plan(this.parts.web, parsed, false, this.reading(parsed, options))?.query
   }
 
   /**
@@ -232,9 +311,9 @@ export class SearchIndex {
   rank(
     query: string,
     limit: number,
-    options: { readonly collapse?: boolean; readonly strategy?: RankStrategy } = {}
+    options: { readonly collapse?: boolean; readonly strategy?: RankStrategy } & QueryOptions = {}
   ): ReadonlyArray<RankedPage> {
-    const compiled = this.compile(query)
+    const compiled = this.compile(query, options)
     const n = clampLimit(limit)
     if (compiled === undefined || n === 0) return []
     const cluster = options.collapse === false ? undefined : this.parts.pageCluster
@@ -282,10 +361,11 @@ export class SearchIndex {
   /**
    * A parsed query planned against the pages (or, with `images`, the images) for a caller that
    * ranks several indexes as one (SegmentedIndex): `known` says which technical tokens
-   * another of them holds whole, so that every index reads such a token alike.
+   * another of them holds whole, so that every index reads such a token alike, and `reading`
+   * how every index reads the query (by default, as this one alone would).
    */
-  planFor(parsed: ParsedQuery, images: boolean, known: (term: string) => boolean): Plan | undefined {
-    return this.plan(images ? this.parts.images : this.parts.web, parsed, images, known)
+  planFor(parsed: ParsedQuery, images: boolean, known: (term: string) => boolean, reading: QueryReading = this.reading(parsed)): Plan | undefined {
+    return this.plan(images ? this.parts.images : this.parts.web, parsed, images, reading, known)
   }
 
   /**
@@ -313,14 +393,17 @@ export class SearchIndex {
   }
 
   /** Analyses the parsed query against one index; undefined when nothing can match. */
-  private plan(index: InvertedIndex, parsed: ParsedQuery, images: boolean, known?: (term: string) => boolean): Plan | undefined {
+  private plan(index: InvertedIndex, parsed: ParsedQuery, images: boolean, reading: QueryReading, known?: (term: string) => boolean): Plan | undefined {
+    const inLanguage = reading.language === undefined ? undefined : this.languageFilter(reading.language, images)
+    if (inLanguage === null) return undefined
+    const analyzer = this.analyzerOf(reading.analysis)
     const weights = new Map<number, number>()
     const addTerm = (id: number) => weights.set(id, (weights.get(id) ?? 0) + 1)
-    for (const term of this.resolve(index, parsed.words, known)) if (term.id >= 0) addTerm(term.id)
+    for (const term of this.resolve(index, analyzer, parsed.words, known)) if (term.id >= 0) addTerm(term.id)
     const phrases: Array<Phrase> = []
     const requiredTermIds: Array<number> = []
     for (const text of parsed.phrases) {
-      const terms = this.resolve(index, text, known)
+      const terms = this.resolve(index, analyzer, text, known)
       if (terms.length === 0) continue
       if (terms.some((t) => t.id < 0)) return undefined // a phrase with an unknown word matches nothing
       for (const t of terms) addTerm(t.id)
@@ -338,12 +421,14 @@ export class SearchIndex {
     }
     const excluded: Array<Phrase> = []
     for (const text of parsed.excluded) {
-      const terms = this.resolve(index, text, known)
+      const terms = this.resolve(index, analyzer, text, known)
       if (terms.length === 0 || terms.some((t) => t.id < 0)) continue // cannot occur in any document
       excluded.push({ termIds: terms.map((t) => t.id), offsets: terms.map((t) => t.position - terms[0]!.position) })
     }
     const site = this.siteFilter(parsed.sites, parsed.excludedSites, images)
     if (site === null) return undefined
+    const siteAccept = site?.accept
+    const accept = inLanguage === undefined ? siteAccept : siteAccept === undefined ? inLanguage : (doc: number) => siteAccept(doc) && inLanguage(doc)
     // Strongest word first (by the best score it can add): a document's score is summed in this
     // order, and term-at-a-time ranking reads the words a document must hold before the others.
     const ordered = [...weights].sort((a, b) => index.termMaxScore(b[0], b[1]) - index.termMaxScore(a[0], a[1]) || a[0] - b[0])
@@ -358,7 +443,7 @@ export class SearchIndex {
         phrases,
         requiredTermIds,
         excluded,
-        accept: site?.accept,
+        accept,
         skipTo: site?.skipTo
       },
       snippet
@@ -369,9 +454,9 @@ export class SearchIndex {
    * Analysed terms of a query text with their ids (-1 when unknown) and positions. A technical
    * token ("node.js") is looked up whole; only when the index lacks it do its parts count.
    */
-  private resolve(index: InvertedIndex, text: string, known?: (term: string) => boolean): Array<{ id: number; position: number }> {
+  private resolve(index: InvertedIndex, analyzer: Analyzer, text: string, known?: (term: string) => boolean): Array<{ id: number; position: number }> {
     const tokens: Array<{ term: string; position: number; kind: number }> = []
-    this.analyzer.analyze(text, (term, position, _s, _e, kind) => {
+    analyzer.analyze(text, (term, position, _s, _e, kind) => {
       tokens.push({ term, position, kind })
       return tokens.length >= 256
     })

@@ -17,6 +17,9 @@
  * run's positions start), later still: without it positions are found from the block's start.
  * And `pages.textPositions` (how many positions each long page's text took): without it a
  * snippet scans the page's whole text instead of the part its words' positions point to.
+ * And `pages.language` with the metadata's `languages` (each page's language and the analysis
+ * its words got, LanguageAnalysis.ts): without them every page was analysed as English and is
+ * in the language it declares.
  *
  * Decoding checks magic, version, length and checksum before it reads anything else, then
  * maps every section as a typed-array view over the same buffer (copying once only when the
@@ -29,7 +32,9 @@
  */
 import { Schema } from "effect"
 import type { ResolvedEngineOptions } from "./EngineOptions.ts"
+import { analysisNamed } from "./analysis/LanguageAnalysis.ts"
 import { type FieldSpec, InvertedIndex, type InvertedIndexArrays, type InvertedIndexMeta, runsPerBlock } from "./InvertedIndex.ts"
+import type { PageLanguage, PageLanguages } from "./PageLanguages.ts"
 import { SearchIndex, type SearchIndexParts } from "./SearchIndex.ts"
 import { type ByteRanges, StoredFields } from "./StoredFields.ts"
 import { readVectors, type SectionReader, vectorSections, type VectorsMeta } from "./Vectors.ts"
@@ -98,6 +103,8 @@ interface SnapshotMeta {
   readonly sections: ReadonlyArray<SectionEntry>
   /** The passages' vectors (`vectors.*` sections), when the snapshot was built with an embedding server. */
   readonly vectors?: VectorsMeta
+  /** Each page's language and analysis, by its entry (`pages.language`); absent before languages. */
+  readonly languages?: ReadonlyArray<PageLanguage>
 }
 
 const invertedArrayNames: ReadonlyArray<keyof InvertedIndexArrays> = [
@@ -121,6 +128,7 @@ const sectionsOf = (parts: SearchIndexParts): Array<[string, Typed]> => {
     ["pages.textPositions", parts.textPositions]
   )
   if (parts.vectors !== undefined) out.push(...vectorSections(parts.vectors))
+  if (parts.pageLanguages !== undefined) out.push(["pages.language", parts.pageLanguages.ids])
   return out
 }
 
@@ -158,7 +166,8 @@ export const encodeSnapshot = (index: SearchIndex): Uint8Array => {
       images: invertedMeta(parts.images),
       widths: { pages: parts.pages.width, hosts: parts.hosts.width, imageFields: parts.imageFields.width },
       sections: entries,
-      ...(parts.vectors === undefined ? {} : { vectors: parts.vectors.meta })
+      ...(parts.vectors === undefined ? {} : { vectors: parts.vectors.meta }),
+      ...(parts.pageLanguages === undefined ? {} : { languages: parts.pageLanguages.table })
     }
     const json = new TextEncoder().encode(JSON.stringify(meta))
     if (json.length <= reserved) {
@@ -453,8 +462,28 @@ const assemble = (meta: SnapshotMeta, bytes: Uint8Array, left?: LeftInPlace): Se
     imageCluster: get("imageCluster", "i32", imageCount),
     imageSize: get("imageSize", "i32", imageCount * 2),
     textPositions: sections.has("pages.textPositions") ? textPositions(get("pages.textPositions", "i32"), pages) : new Int32Array(0),
-    ...(meta.vectors === undefined ? {} : { vectors: readVectors(meta.vectors, get as SectionReader, (message) => fail("malformed", message)) })
+    ...(meta.vectors === undefined ? {} : { vectors: readVectors(meta.vectors, get as SectionReader, (message) => fail("malformed", message)) }),
+    ...(meta.languages === undefined && !sections.has("pages.language")
+      ? {}
+      : { pageLanguages: pageLanguages(meta.languages, get("pages.language", "u16", pages) as Uint16Array) })
   }
+}
+
+/** The pages' languages: every entry an analysis this engine has, every page's entry in the table. */
+const pageLanguages = (table: unknown, ids: Uint16Array): PageLanguages => {
+  if (!Array.isArray(table)) return fail("malformed", "snapshot: section pages.language has no languages table in the metadata")
+  const entries: Array<PageLanguage> = []
+  for (const entry of table as Array<Partial<PageLanguage> | null>) {
+    if (typeof entry?.language !== "string" || typeof entry.analysis !== "string") {
+      return fail("malformed", "snapshot: the languages table should hold {language, analysis} strings")
+    }
+    if (analysisNamed(entry.analysis) === undefined) {
+      return fail("unsupported-version", `snapshot: pages were analysed as "${entry.analysis}", an analysis this engine does not have: build the snapshot again from its documents`)
+    }
+    entries.push({ language: entry.language, analysis: entry.analysis })
+  }
+  for (const id of ids) if (id >= entries.length) return fail("malformed", `snapshot: section pages.language names entry ${id} of a languages table of ${entries.length}`)
+  return { table: entries, ids }
 }
 
 /** (page, count) pairs, pages increasing and in range: snippets look pages up by halving. */

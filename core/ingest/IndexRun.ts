@@ -119,10 +119,9 @@ const itemsOf = (source: DocumentSource, extractor: PageExtractor | undefined): 
 const buildAnalysedBy = (builder: IndexBuilder, analyze: NonNullable<PageExtractor["analyze"]>, concurrency: number) =>
   Effect.suspend(() => {
     const build = builder.begin()
-    const stemming = build.options.stemming
     let next = 0
     return Stream.range(0, build.pageCount - 1).pipe(
-      Stream.mapEffect((doc) => analyze(build.pageTexts(doc), stemming), { concurrency }),
+      Stream.mapEffect((doc) => analyze(build.pageToAnalyze(doc)), { concurrency }),
       Stream.runForEach((analyzed) => Effect.sync(() => build.addPage(next++, analyzed))),
       Effect.map(() => build.finish())
     )

@@ -9,7 +9,7 @@
  * No runtime import of effect here: worker threads load this module.
  */
 import type { Effect } from "effect"
-import type { AnalyzedFields } from "../index/analysis/AnalyzedText.ts"
+import type { AnalyzedPage, PageToAnalyze } from "../index/PageLanguages.ts"
 import { withFallbackDate } from "./FallbackDate.ts"
 import { decodeHtml } from "./HtmlBytes.ts"
 import { htmlToDocument } from "./HtmlDocument.ts"
@@ -44,9 +44,10 @@ export interface PageExtractor {
   readonly concurrency: number
   readonly extract: (origin: string, page: RawPage) => Effect.Effect<SourceItem>
   /**
-   * Records the tokens of one page's field texts (core/index/analysis/AnalyzedText.ts) on the
-   * same threads, for the build, which then replays them in page order: the same snapshot as
-   * analysing them in the build. Absent: the build analyses its pages itself.
+   * Decides one page's language and records the tokens of its field texts in that language's
+   * analysis (core/index/PageLanguages.ts) on the same threads, for the build, which then replays
+   * them in page order: the same snapshot as analysing them in the build. Absent: the build
+   * analyses its pages itself.
    */
-  readonly analyze?: ((texts: ReadonlyArray<string>, stemming: boolean) => Effect.Effect<AnalyzedFields>) | undefined
+  readonly analyze?: ((page: PageToAnalyze) => Effect.Effect<AnalyzedPage>) | undefined
 }

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { IndexBuilder, InvalidEngineOptions } from "../../core/index/IndexBuilder.ts"
-import { Analyzer } from "../../core/index/analysis/Analyzer.ts"
-import { TokenRecorder } from "../../core/index/analysis/AnalyzedText.ts"
+import { PageRecorders } from "../../core/index/PageLanguages.ts"
 import { encodeSnapshot } from "../../core/index/Snapshot.ts"
 import { sampleDocuments } from "./corpus.ts"
 
@@ -101,7 +100,10 @@ describe("IndexBuilder", () => {
         url: `https://replay.example/${i % 7}/${i}`,
         title: `Page ${i}: os.path.join and C++ in O'Reilly's ${i % 3 === 0 ? "検索エンジン" : "notes"}`,
         text: `The the ${"word ".repeat(i % 5)}https://a.example/x?y=${i} runs, running, ran; ${i % 2 === 0 ? "" : "ünïcödé façade "}end.`
-      }))
+      })),
+      // Pages in other languages, declared and detected: each analysed in its own.
+      { url: "https://replay.example/de", title: "Dateien kopieren", text: "Dieser Befehl kopiert die Dateien und Verzeichnisse rekursiv in das angegebene Zielverzeichnis." },
+      { url: "https://replay.example/fr", title: "Copier", text: "L'outil copie les fichiers.", lang: "fr-CA" }
     ]
     for (const stemming of [true, false]) {
       const plain = new IndexBuilder({ stemming })
@@ -109,10 +111,11 @@ describe("IndexBuilder", () => {
       const replayed = new IndexBuilder({ stemming })
       replayed.add(varied)
       const build = replayed.begin()
-      const recorder = new TokenRecorder(new Analyzer({ stemming }))
+      const recorders = new PageRecorders()
       // Recorded in reverse order, as another thread's memo of words would see them: the replay does not depend on it.
       const analysed = Array.from({ length: build.pageCount }, (_, doc) => build.pageCount - 1 - doc)
-        .map((doc) => build.pageTexts(doc).map((text) => recorder.record(text))).reverse()
+        .map((doc) => recorders.analyze(build.pageToAnalyze(doc))).reverse()
+      expect(analysed.filter((page) => page.analysis !== "en").map((page) => page.language)).toEqual(expect.arrayContaining(["de", "fr"]))
       for (let doc = 0; doc < build.pageCount; doc++) build.addPage(doc, analysed[doc])
       expect(Buffer.from(encodeSnapshot(build.finish())).equals(Buffer.from(encodeSnapshot(plain.build()))), `stemming ${stemming}`).toBe(true)
     }

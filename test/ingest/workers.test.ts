@@ -155,8 +155,8 @@ describe.skipIf(pages === undefined)("extraction on worker threads", () => {
     const onWorker = (worker: Worker) => {
       // The first worker to answer an analysis dies at once, with the pages queued behind it.
       worker.on("message", (answer: FromWorker) => {
-        // An analysis answers with the tokens of each text (an array); an extraction with an item.
-        if (answer.type !== "done" || !Array.isArray(answer.output)) return
+        // An analysis answers with the page's language and the tokens of each text (fields); an extraction with an item.
+        if (answer.type !== "done" || !Array.isArray((answer.output as { fields?: unknown } | undefined)?.fields)) return
         analysed++
         if (!killed) {
           killed = true

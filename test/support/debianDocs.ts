@@ -32,6 +32,17 @@ export const largePackages: ReadonlyArray<DocPackage> = [
   { name: "python-scipy-doc", htmlRoot: "usr/share/doc/python-scipy-doc/html", baseUrl: "https://docs.scipy.org/doc/scipy-1.10.1/" }
 ]
 
+/**
+ * GIMP's help in other languages: the same manual as gimp-help-en, translated, as HTML pages that
+ * declare their language. What the languages bench measures analysis by language on.
+ */
+export const translatedPackages: ReadonlyArray<DocPackage & { readonly language: string }> = ["de", "fr", "es", "it", "ru"].map((language) => ({
+  name: `gimp-help-${language}`,
+  htmlRoot: `usr/share/gimp/2.0/help/${language}`,
+  baseUrl: `https://docs.gimp.org/2.10/${language}/`,
+  language
+}))
+
 export interface DocPage {
   readonly pkg: string
   /** Absolute path of the HTML file on disk. */

@@ -3,6 +3,9 @@
  *
  * - Words of space-separated scripts are folded (case, diacritics), English stop words dropped
  *   (their positions kept) and stemmed with the Porter stemmer, as Lucene's EnglishAnalyzer does.
+ *   In another language (LanguageAnalysis.ts) a word is lower-cased, its elided article dropped
+ *   ("l'homme"), its stop words dropped and its Snowball stem taken before folding: Snowball's
+ *   rules are written for the language's accents ("égalité" and "égal" share "égal").
  * - Runs of Chinese, Japanese, Thai, ... go through Intl.Segmenter's dictionary word breaking.
  * - Technical tokens stay searchable as typed: "HTTP/2", "node.js", "utf-8", "C++", ".NET" are
  *   emitted whole (a Compound term) at the position of their first part, and their parts
@@ -11,7 +14,7 @@
 import { stemmer } from "stemmer"
 import { CharClass, classOfCodePoint, classOfUnit } from "./CharClass.ts"
 import { foldTerm } from "./Folding.ts"
-import { englishStopWords } from "./StopWords.ts"
+import { englishAnalysis, type LanguageAnalysis } from "./LanguageAnalysis.ts"
 
 export const TokenKind = { Word: 0, Compound: 1, Part: 2 } as const
 export type TokenKind = (typeof TokenKind)[keyof typeof TokenKind]
@@ -23,8 +26,11 @@ export type TokenKind = (typeof TokenKind)[keyof typeof TokenKind]
 export type TokenSink = (term: string, position: number, start: number, end: number, kind: TokenKind) => boolean | void
 
 export interface AnalyzerOptions {
-  /** Porter stemming of English words; default true. */
+  /** Stemming (Porter for English, Snowball for the others); default true. */
   readonly stemming?: boolean
+  /** The language's words; default English (Lucene's EnglishAnalyzer). */
+  readonly language?: LanguageAnalysis
+  /** Instead of the language's own stop words. */
   readonly stopWords?: ReadonlySet<string>
   /** How many word -> term results to memoise (Zipf: a small cache saves most stemming). */
   readonly cacheSize?: number
@@ -35,7 +41,9 @@ const maxTermLength = 64
 const maxParts = 32
 const maxConnectorRun = 3
 const asciiLetters = /^[a-z]+$/
+const letters = /^[\p{L}\p{M}]+$/u
 const apostrophes = /['’]/g
+const asciiOnly = /^[\x00-\x7f]*$/
 
 const isApostrophe = (unit: number) => unit === 0x27 || unit === 0x2019
 const isTrailingSymbol = (unit: number) => unit === 0x2b /* + */ || unit === 0x23 /* # */
@@ -55,7 +63,10 @@ const wordSegmenter = (): Intl.Segmenter => (segmenter ??= new Intl.Segmenter("u
 
 export class Analyzer {
   readonly stemming: boolean
+  readonly language: LanguageAnalysis
   readonly stopWords: ReadonlySet<string>
+  /** English: Porter's stemmer on folded words, apostrophes dropped (the path every page took before languages). */
+  private readonly english: boolean
   private readonly cacheSize: number
   private readonly cache = new Map<string, string>()
   // Scratch state of the token being scanned; analyze is not reentrant from its own sink.
@@ -68,7 +79,9 @@ export class Analyzer {
 
   constructor(options: AnalyzerOptions = {}) {
     this.stemming = options.stemming ?? true
-    this.stopWords = options.stopWords ?? englishStopWords
+    this.language = options.language ?? englishAnalysis
+    this.english = this.language.name === englishAnalysis.name
+    this.stopWords = options.stopWords ?? this.language.stopWords
     this.cacheSize = options.cacheSize ?? 50_000
   }
 
@@ -95,9 +108,17 @@ export class Analyzer {
     // set are cleared afterwards (the pair table is 32 KB).
     this.initialsTable.fill(0)
     this.marked = 0
+    // An elided article ("l'homme") starts a word before the wanted term does: words with those initials are all read.
+    const elisions = this.language.elisions
+    if (elisions !== undefined) for (const article of elisions) this.initialsTable[article.charCodeAt(0) & 127] = 2
     for (const term of terms) {
       const first = term.charCodeAt(0)
       if (first >= 128) continue
+      if (!this.english) {
+        // Only Porter's stems are known to keep a word's first letters; another stemmer's word is looked for by its initial.
+        this.mark(first, -1, -1)
+        continue
+      }
       // Stemming may change the second letter of a stem of two ("eyed" is "ei") and the third of a
       // stem of three ("key" is "kei"), never the first three of a longer one (58,000 words of the
       // bench's corpus checked; the analysis tests check random ones).
@@ -307,12 +328,31 @@ export class Analyzer {
   normalizeWord(raw: string): string {
     const cached = this.cache.get(raw)
     if (cached !== undefined) return cached
-    let term = raw.length > maxTermLength ? "" : foldTerm(raw)
-    if (this.stopWords.has(term)) term = ""
-    else if (this.stemming && term.length > 2 && asciiLetters.test(term)) term = stemmer(term)
+    let term: string
+    if (!this.english) {
+      term = raw.length > maxTermLength ? "" : this.inLanguage(raw)
+    } else {
+      term = raw.length > maxTermLength ? "" : foldTerm(raw)
+      if (this.stopWords.has(term)) term = ""
+      else if (this.stemming && term.length > 2 && asciiLetters.test(term)) term = stemmer(term)
+    }
     if (this.cache.size >= this.cacheSize) this.cache.clear()
     this.cache.set(raw, term)
     return term
+  }
+
+  /** A word of another language than English: lower-cased, elision and stop words dropped, stemmed, then folded. */
+  private inLanguage(raw: string): string {
+    const language = this.language
+    let word = language.lowerCase(asciiOnly.test(raw) ? raw : raw.normalize("NFC"))
+    const apostrophe = word.search(apostrophes)
+    if (apostrophe >= 0) {
+      if (apostrophe > 0 && language.elisions?.has(word.slice(0, apostrophe)) === true) word = word.slice(apostrophe + 1)
+      word = word.replace(apostrophes, "")
+    }
+    if (word.length === 0 || this.stopWords.has(word)) return ""
+    if (this.stemming && language.stem !== undefined && word.length > 2 && letters.test(word)) word = language.stem(word)
+    return foldTerm(word)
   }
 
   /** Forgets memoised words (the builder calls it so a built index does not keep them alive). */
@@ -417,7 +457,9 @@ export class Analyzer {
       const ps = this.partStart[p]!
       const pe = this.partEnd[p]!
       if (!this.wanted(text, ps)) continue
-      const raw = this.partJoined[p] === 1 ? text.slice(ps, pe).replace(apostrophes, "") : text.slice(ps, pe)
+      // A word joined by an apostrophe is one word without it ("don't" is "dont"); another language
+      // than English sees the apostrophe, which may follow an elided article ("l'homme").
+      const raw = this.partJoined[p] === 1 && this.english ? text.slice(ps, pe).replace(apostrophes, "") : text.slice(ps, pe)
       const term = this.normalizeWord(raw)
       if (term.length > 0 && this.emit(sink, term, pos + p, ps, pe, compound ? TokenKind.Part : TokenKind.Word)) break
     }

@@ -33,8 +33,8 @@ const decodeSearchBody = makeBodyDecoder(SearchBody)
 
 /** The body's content options checked against each other and the kind of search. */
 const checkedFor = (kind: "web" | "images") => (query: SearchQuery): Result.Result<SearchQuery, ApiError> => {
-  // The content options are rare: a body without them is passed on with one look at its keys.
-  if (query.content === undefined && query.maxCharsPerResult === undefined && query.maxTokens === undefined) return Result.succeed(query)
+  // The content options (and expand) are rare: a body without them is passed on with one look at its keys.
+  if (query.content === undefined && query.maxCharsPerResult === undefined && query.maxTokens === undefined && query.expand === undefined) return Result.succeed(query)
   const issue = contentOptionsIssue(query, kind)
   return issue === undefined ? Result.succeed(query) : Result.fail(fromInvalidInput(invalid("request body", issue.path, issue.rule)))
 }

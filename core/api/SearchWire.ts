@@ -35,7 +35,7 @@ export const DEFAULT_NUM = 10
 export const SearchBody = Schema.Struct({
   keywords: Keywords,
   num: Schema.optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_NUM}`, { integer: true, min: 1, max: MAX_NUM }).annotate({ default: DEFAULT_NUM })),
-  /** Optional: freshness, language, region, safeSearch, includeDomains, excludeDomains, sources, explain; web search also content, maxCharsPerResult, maxTokens. */
+  /** Optional: freshness, language, region, safeSearch, includeDomains, excludeDomains, sources, explain; web search also content, maxCharsPerResult, maxTokens, expand. */
   ...SearchOptionFields
 }).annotate({ identifier: "SearchRequest", message: "must be a JSON object with keywords and optional num" })
 
@@ -55,10 +55,11 @@ const envelope = <S extends Schema.Top>(identifier: string, data: S) =>
     message: Schema.Literal("success"),
     exception: Schema.Null,
     data,
-    /** null unless the request sent options: then provenance (explain), the options a source could not apply, the pages not read. */
+    /** null unless the request sent options or the local index searched a corrected query: then provenance (explain), the options a source could not apply, the correction, the pages not read. */
     extra: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)).annotate({
-      description: "null unless the request sent options: then {unapplied} (options a source could not apply), " +
-        "or with explain: true the provenance {sources, results, unapplied, cache, ms}; with content, " +
+      description: "null unless the request sent options or a misspelt query was corrected: then {unapplied} (options a source could not apply), " +
+        "{corrections: {query, searched, words: [{from, to}]}} when the local index searched the corrected query (with explain also a correction it only suggests, searched false), " +
+        "or with explain: true the provenance {sources, results, unapplied, corrections, cache, ms}; with content, " +
         "{unread: [{position, link, reason, message}]} for results whose page was not read (their content is the snippet)"
     })
   }).annotate({ identifier })

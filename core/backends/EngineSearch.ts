@@ -20,6 +20,7 @@
 import { Clock, Context, Effect, Layer, Queue, Ref, Semaphore } from "effect"
 import type { IndexDocument } from "../index/Document.ts"
 import type { ResolvedEngineOptions } from "../index/EngineOptions.ts"
+import { defaultExpansionSettings, type ExpansionSettings } from "../index/Expansion.ts"
 import { IndexBuilder } from "../index/IndexBuilder.ts"
 import { type IndexedPage, pageByUrl } from "../index/PageByUrl.ts"
 import type { ImageHit, SearchIndex } from "../index/SearchIndex.ts"
@@ -33,12 +34,13 @@ import type { PageIndexing } from "../search/PageIndexing.ts"
 import { SearchBackendError } from "../search/SearchError.ts"
 import { StoredPages } from "../search/StoredPages.ts"
 import type { SearchQuery } from "../search/SearchQuery.ts"
-import { type ImageResult, toWebSearchData } from "../search/SearchResult.ts"
+import type { ImageResult } from "../search/SearchResult.ts"
 import { WebSearch } from "../search/WebSearch.ts"
 import { ResultCache } from "../store/ResultCache.ts"
 import { spanned } from "../store/Spans.ts"
 import { AddedPages, AddedPagesLimits } from "./AddedPages.ts"
 import type { AddedPagesJournal } from "./AddedPagesJournal.ts"
+import { engineWebAnswer } from "./EngineWebAnswer.ts"
 
 export type { ServingIndex } from "../index/SegmentedIndex.ts"
 
@@ -83,6 +85,8 @@ export interface EngineConfig {
   readonly journal?: AddedPagesJournal | undefined
   /** How segments are built; by default on the platform's job threads (JobWorkers). */
   readonly buildSegment?: SegmentBuilder | undefined
+  /** Query expansion's depths and weights (`expand: true`); Anserini's RM3 defaults otherwise. */
+  readonly expansion?: ExpansionSettings | undefined
 }
 
 export class SearchEngine extends Context.Service<SearchEngine, {
@@ -102,6 +106,8 @@ export class SearchEngine extends Context.Service<SearchEngine, {
   readonly added: Effect.Effect<AddedSummary>
   /** The stored page under `url`'s key (an added page first), up to `maxChars` of its text. */
   readonly page: (url: string, maxChars: number) => Effect.Effect<IndexedPage | undefined>
+  /** How a search that asks for `expand` is expanded. */
+  readonly expansion: ExpansionSettings
 }>()("periscope/backends/SearchEngine") {
   /** A SearchEngine starting from `initial`. */
   static readonly layer = (initial: SearchIndex, config: EngineConfig = {}): Layer.Layer<SearchEngine> =>
@@ -212,7 +218,8 @@ const makeEngine = Effect.fnUntraced(function*(initial: SearchIndex, config: Eng
     }),
     added: Effect.map(Ref.get(cell), (state) => ({ pages: pages.size, bytes: pages.bytes, searchable: state.version === pages.version })),
     page: (url, maxChars) =>
-      Effect.map(Ref.get(cell), ({ serving }) => serving instanceof SegmentedIndex ? serving.page(url, maxChars) : pageByUrl(serving, url, maxChars))
+      Effect.map(Ref.get(cell), ({ serving }) => serving instanceof SegmentedIndex ? serving.page(url, maxChars) : pageByUrl(serving, url, maxChars)),
+    expansion: config.expansion ?? defaultExpansionSettings
   })
 })
 
@@ -227,10 +234,10 @@ const decode = (bytes: Uint8Array): Effect.Effect<SearchIndex, SnapshotError> =>
 const engineFailure = () => new SearchBackendError({ reason: "internal", message: "the search engine failed to answer this query" })
 
 /** A query answered from the index current when it starts, in a span of its own; a throw becomes a SearchBackendError. */
-const onCurrentIndex = <A>(span: string, answer: (index: ServingIndex, query: SearchQuery) => A) =>
+const onCurrentIndex = <A>(span: string, answer: (index: ServingIndex, query: SearchQuery, engine: SearchEngine["Service"]) => A) =>
   Effect.map(Effect.service(SearchEngine), (engine) =>
     (query: SearchQuery) =>
-      spanned(Effect.flatMap(engine.current, (index) => Effect.try({ try: () => answer(index, query), catch: engineFailure })), span))
+      spanned(Effect.flatMap(engine.current, (index) => Effect.try({ try: () => answer(index, query, engine), catch: engineFailure })), span))
 
 /** The wire's image result: the engine's hit, with its size in pixels when the page stated it. */
 const toImageResult = (hit: ImageHit): ImageResult => ({
@@ -245,10 +252,7 @@ const toImageResult = (hit: ImageHit): ImageResult => ({
 const searchLayer: Layer.Layer<WebSearch | ImageSearch | StoredPages, never, SearchEngine> = Layer.mergeAll(
   Layer.effect(
     WebSearch,
-    Effect.map(onCurrentIndex("WebSearch.search", (index, query) => {
-      const answer = index.search(query.keywords, query.num)
-      return toWebSearchData(answer.query, answer.hits)
-    }), (search) => WebSearch.of({ search }))
+    Effect.map(onCurrentIndex("WebSearch.search", (index, query, engine) => engineWebAnswer(index, query, engine.expansion)), (search) => WebSearch.of({ search }))
   ),
   Layer.effect(
     ImageSearch,

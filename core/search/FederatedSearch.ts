@@ -26,6 +26,7 @@ import { type DomainFilter, domainFilterOf, passesDomainFilter, withSiteWords } 
 import { type Fused, fuseImages, fuseWeb, type RankedList } from "./Fusion.ts"
 import { ImageSearch } from "./ImageSearch.ts"
 import type { ExplainExtra, Provenance, ResultReport, SearchExtra, SourceReport, UnappliedReport } from "./Provenance.ts"
+import type { CorrectedWebData, QueryCorrections } from "./QueryCorrections.ts"
 import { freshnessBounds, withinBounds } from "./PublishedDate.ts"
 import { contentModeOf, type ContentReaders, withContent } from "./ResultContent.ts"
 import { SearchBackendError } from "./SearchError.ts"
@@ -139,7 +140,10 @@ const localProvider = (web: WebSearch["Service"], images: ImageSearch["Service"]
     images: true,
     web: (query) =>
       collectNotes(web.search(localQuery(query))).pipe(
-        Effect.map(([data, notes]): ProviderAnswer<WebHit> => ({ hits: data.organic, unapplied: unapplied(query), notes })),
+        Effect.map(([data, notes]): ProviderAnswer<WebHit> => {
+          const corrections = correctionsOf(data)
+          return { hits: data.organic, unapplied: unapplied(query), notes, ...(corrections === undefined ? {} : { corrections }) }
+        }),
         Effect.mapError(failure)
       ),
     image: (query) =>
@@ -169,6 +173,7 @@ interface Outcome<H> {
   readonly report: SourceReport
   readonly list: RankedList<H> | undefined
   readonly unapplied: ReadonlyArray<UnappliedReport>
+  readonly corrections?: QueryCorrections | undefined
 }
 
 interface Computed<A> {
@@ -273,7 +278,8 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
           return {
             report: { ...base, status: "ok", ms, results: hits.length, ...(answer.notes !== undefined && answer.notes.length > 0 ? { notes: answer.notes } : {}) },
             list: { source: provider.name, weight: source.weight, hits },
-            unapplied
+            unapplied,
+            corrections: answer.corrections
           }
         }
         const error = exitError(exit, provider.name)
@@ -326,11 +332,15 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
         }`
       })
 
-    const provenanceOf = <H>(outcomes: ReadonlyArray<Outcome<H>>, fused: ReadonlyArray<Fused<H>>): Provenance => ({
-      sources: outcomes.map((o) => o.report),
-      results: fused.map((f, i): ResultReport => ({ position: i + 1, score: Math.round(f.score * 1e6) / 1e6, sources: f.sources })),
-      unapplied: outcomes.flatMap((o) => o.unapplied)
-    })
+    const provenanceOf = <H>(outcomes: ReadonlyArray<Outcome<H>>, fused: ReadonlyArray<Fused<H>>): Provenance => {
+      const corrections = outcomes.find((o) => o.corrections !== undefined)?.corrections
+      return {
+        sources: outcomes.map((o) => o.report),
+        results: fused.map((f, i): ResultReport => ({ position: i + 1, score: Math.round(f.score * 1e6) / 1e6, sources: f.sources })),
+        unapplied: outcomes.flatMap((o) => o.unapplied),
+        ...(corrections === undefined ? {} : { corrections })
+      }
+    }
 
     const compute = <H, A>(
       chosen: ReadonlyArray<Source>,
@@ -361,7 +371,9 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
 
     const extraOf = (query: SearchQuery, provenance: Provenance, cacheState: ExplainExtra["cache"], ms: number): SearchExtra => {
       if (query.explain === true) return { cache: cacheState, ms, ...provenance }
-      return provenance.unapplied.length > 0 ? { unapplied: provenance.unapplied } : null
+      const searched = provenance.corrections?.searched === true ? provenance.corrections : undefined
+      if (searched === undefined) return provenance.unapplied.length > 0 ? { unapplied: provenance.unapplied } : null
+      return provenance.unapplied.length > 0 ? { unapplied: provenance.unapplied, corrections: searched } : { corrections: searched }
     }
 
     /** The answer as computed or cached, how the cache served it, and when the request began. */
@@ -419,9 +431,14 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
         query.includeDomains !== undefined || query.excludeDomains !== undefined
       const content = contentModeOf(query) !== undefined
       if (!federated) {
-        // The local engine alone without options: its answer exactly as before federation.
-        if (!content) return Effect.map(web.search(query), (data): FederatedAnswer<WebSearchData> => ({ data, extra: null }))
-        return Effect.flatMap(Clock.currentTimeNanos, (start) => Effect.flatMap(web.search(query), (data) => withPages(query, data, notLive, start, () => null)))
+        // The local engine alone without options: its answer exactly as before federation, and
+        // what it corrected when it searched a corrected query.
+        if (!content) return Effect.map(web.search(query), localAnswer)
+        return Effect.flatMap(Clock.currentTimeNanos, (start) =>
+          Effect.flatMap(web.search(query), (found) => {
+            const { data, extra } = localAnswer(found)
+            return withPages(query, data, notLive, start, () => extra)
+          }))
       }
       const ran = run("web", query, webCall, fuseWeb, webData(query.keywords))
       if (!content) return Effect.flatMap(ran, answered<WebSearchData>(query))
@@ -443,6 +460,21 @@ const make = (providers: ReadonlyArray<ConfiguredProvider>, settings: Federation
 
     return FederatedSearch.of({ web: webSearch, images: imageSearch, sourceNames })
   })
+
+/** The corrections a backend answered with, if any. */
+const correctionsOf = (data: WebSearchData | CorrectedWebData): QueryCorrections | undefined =>
+  "corrections" in data ? data.corrections : undefined
+
+/**
+ * The local engine's answer on its own: its data as it is, and in `extra` the correction whose
+ * query it searched (a suggestion alone shows only when the request asks for explain).
+ */
+const localAnswer = (found: WebSearchData | CorrectedWebData): FederatedAnswer<WebSearchData> => {
+  const corrections = correctionsOf(found)
+  if (corrections === undefined) return { data: found, extra: null }
+  const data: WebSearchData = { organic: found.organic, query: found.query }
+  return { data, extra: corrections.searched ? { corrections } : null }
+}
 
 /** With freshness filtered our side, the local engine is asked for more so the filter leaves enough. */
 const freshnessOverfetch = (query: SearchQuery, provider: SearchProvider): SearchQuery =>

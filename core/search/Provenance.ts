@@ -1,10 +1,12 @@
 /**
  * What the envelope's `extra` says about a federated answer: per source its status,
- * time, result count and failure reason; per result its sources and ranks; and every
- * option a source could not apply. Only sent when the request asks (`explain: true`),
- * except the unapplied options, which are always reported when there are any.
+ * time, result count and failure reason; per result its sources and ranks; every
+ * option a source could not apply; and what the local engine corrected in the query. Only
+ * sent when the request asks (`explain: true`), except the unapplied options and a
+ * correction whose query was searched, which are always reported when there are any.
  */
 import type { SourceRank } from "./Fusion.ts"
+import type { QueryCorrections } from "./QueryCorrections.ts"
 import type { UnreadReport } from "./ResultContent.ts"
 import type { ProviderErrorReason, UnappliedOption } from "./SearchProvider.ts"
 
@@ -44,6 +46,8 @@ export interface Provenance {
   readonly sources: ReadonlyArray<SourceReport>
   readonly results: ReadonlyArray<ResultReport>
   readonly unapplied: ReadonlyArray<UnappliedReport>
+  /** The local engine's corrections of the query (Did you mean), when it made or suggests some. */
+  readonly corrections?: QueryCorrections
 }
 
 /** `cache`: hit (stored or in flight), miss (computed for this request), none (not cached: local engine only). */
@@ -54,10 +58,15 @@ export interface ExplainExtra extends Provenance {
 }
 
 /**
- * The envelope's `extra`: full provenance when explained, the unapplied options alone otherwise,
- * else null; with `unread` beside them when results asked to carry pages some of which were not read.
+ * The envelope's `extra`: full provenance when explained, else the unapplied options and a
+ * correction whose query was searched, else null; with `unread` beside them when results asked
+ * to carry pages some of which were not read.
  */
 export type SearchExtra =
   | (ExplainExtra & { readonly unread?: ReadonlyArray<UnreadReport> })
-  | { readonly unapplied?: ReadonlyArray<UnappliedReport>; readonly unread?: ReadonlyArray<UnreadReport> }
+  | {
+    readonly unapplied?: ReadonlyArray<UnappliedReport>
+    readonly corrections?: QueryCorrections
+    readonly unread?: ReadonlyArray<UnreadReport>
+  }
   | null

@@ -5,6 +5,7 @@
  * the provider for a while, the others only fail this one request.
  */
 import { type Effect, Schema } from "effect"
+import type { QueryCorrections } from "./QueryCorrections.ts"
 import type { ProviderOption, SearchQuery } from "./SearchQuery.ts"
 import type { ImageResult, WebHit } from "./SearchResult.ts"
 
@@ -50,6 +51,8 @@ export interface ProviderAnswer<A> {
   readonly unapplied: ReadonlyArray<UnappliedOption>
   /** How the source answered, when it says (the local engine: hybrid retrieval's fallbacks, RetrievalNotes). */
   readonly notes?: ReadonlyArray<string> | undefined
+  /** What the source corrected in the query, or suggests (the local engine's Did you mean). */
+  readonly corrections?: QueryCorrections | undefined
 }
 
 export interface SearchProvider {

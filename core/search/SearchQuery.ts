@@ -1,7 +1,7 @@
 /**
  * A search as every backend, provider and the federation run it: trimmed keywords, a result
  * count, and the options agents use on top of them (freshness, language, region, safeSearch,
- * domains, sources, explain, and the page content each result carries). The options are all
+ * domains, sources, explain, query expansion, and the page content each result carries). The options are all
  * optional, so a search without them is answered exactly as a plain {keywords, num} one.
  * Their rules are here, as schema fields the wire body (core/api/SearchWire.ts) is made of.
  */
@@ -93,7 +93,9 @@ export const SearchOptionFields = {
   /** snippet (default): the results as they are; highlights, markdown or text: each result also carries `content`. */
   content: optionalKey(Schema.Literals(CONTENT_MODES).annotate({ message: "must be snippet, highlights, markdown or text" })),
   maxCharsPerResult: optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_CHARS_PER_RESULT}`, { integer: true, min: 1, max: MAX_CHARS_PER_RESULT })),
-  maxTokens: optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_CONTENT_TOKENS}`, { integer: true, min: 1, max: MAX_CONTENT_TOKENS }))
+  maxTokens: optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_CONTENT_TOKENS}`, { integer: true, min: 1, max: MAX_CONTENT_TOKENS })),
+  /** The local index adds words its best pages for the query share (pseudo-relevance feedback) and ranks again; upstream providers are asked the query as it is. */
+  expand: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" }))
 } as const
 
 export const SearchOptions = Schema.Struct(SearchOptionFields)
@@ -115,13 +117,15 @@ export const CONTENT_OPTIONS = ["content", "maxCharsPerResult", "maxTokens"] as 
 /**
  * The rules between content options: maxCharsPerResult and maxTokens shape `content`, so they
  * need content highlights, markdown or text; images carry no page text, so an image search takes
- * none of them. The field that breaks a rule and the rule, or undefined.
+ * none of them, nor `expand` (pages' words expand a web query). The field that breaks a rule
+ * and the rule, or undefined.
  */
 export const contentOptionsIssue = (query: SearchOptions, kind: "web" | "images"): { readonly path: string; readonly rule: string } | undefined => {
   if (kind === "images") {
     for (const field of CONTENT_OPTIONS) {
       if (query[field] !== undefined) return { path: field, rule: "applies to web search only (images carry no page text)" }
     }
+    if (query.expand !== undefined) return { path: "expand", rule: "applies to web search only" }
     return undefined
   }
   const withContent = query.content !== undefined && query.content !== "snippet"
@@ -139,7 +143,7 @@ export const optionsKey = (query: SearchQuery): string => {
   const f = query.freshness
   const freshness = f === undefined ? "" : typeof f === "string" ? f : `${f.from}..${f.to}`
   const sources = query.sources === undefined ? "" : [...new Set(query.sources)].sort().join(",")
-  const base = `${freshness}|${query.language?.toLowerCase() ?? ""}|${query.region?.toUpperCase() ?? ""}|${query.safeSearch ?? ""}|${sources}`
+  const base = `${freshness}|${query.language?.toLowerCase() ?? ""}|${query.region?.toUpperCase() ?? ""}|${query.safeSearch ?? ""}|${sources}${query.expand === true ? "|expand" : ""}`
   return query.includeDomains === undefined && query.excludeDomains === undefined
     ? base
     : `${base}|${domainsKey(query.includeDomains)}|${domainsKey(query.excludeDomains)}`

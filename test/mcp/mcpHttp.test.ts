@@ -83,7 +83,7 @@ describe("initialize and tools/list", () => {
       const search = tools.find((t) => t.name === "web_search")!
       expect(search.inputSchema.required).toEqual(["query"])
       expect(Object.keys(search.inputSchema.properties ?? {})).toEqual([
-        "query", "num", "freshness", "language", "region", "safeSearch", "sources", "includeDomains", "excludeDomains", "content", "maxCharsPerResult", "maxTokens"
+        "query", "num", "freshness", "language", "region", "safeSearch", "sources", "includeDomains", "excludeDomains", "content", "maxCharsPerResult", "maxTokens", "expand"
       ])
     })
   })

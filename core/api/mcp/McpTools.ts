@@ -12,6 +12,8 @@ import { toChatRequest } from "../../chat/ChatRequest.ts"
 import { decoderFor } from "../../schema/Decode.ts"
 import { invalid, type InvalidInput } from "../../schema/InvalidInput.ts"
 import { FederatedSearch } from "../../search/FederatedSearch.ts"
+import type { SearchExtra } from "../../search/Provenance.ts"
+import type { QueryCorrections } from "../../search/QueryCorrections.ts"
 import type { SearchBackendError } from "../../search/SearchError.ts"
 import { contentOptionsIssue, SearchOptionFields } from "../../search/SearchQuery.ts"
 import type { ImageResult, WebResult } from "../../search/SearchResult.ts"
@@ -87,6 +89,12 @@ const WebSearchArguments = Schema.Struct({
 
 const WebSearchOutput = Schema.Struct({
   query: Schema.String,
+  /** What the local index corrected in the query: each misspelt word and its correction, and whether the results are the corrected query's. */
+  corrections: Schema.optionalKey(Schema.Struct({
+    query: Schema.String,
+    searched: Schema.Boolean,
+    words: Schema.Array(Schema.Struct({ from: Schema.String, to: Schema.String }))
+  })),
   results: Schema.Array(Schema.Struct({
     position: Schema.Int,
     title: Schema.String,
@@ -97,8 +105,19 @@ const WebSearchOutput = Schema.Struct({
   }))
 })
 
-const webResultsText = (query: string, results: ReadonlyArray<WebResult>) =>
+/** The corrections `extra` carries (a correction whose query was searched), if any. */
+const correctionsIn = (extra: SearchExtra): QueryCorrections | undefined =>
+  extra !== null && "corrections" in extra ? extra.corrections : undefined
+
+/** How the results' query came to differ from the one asked, for the model to know (and undo). */
+const correctionText = (corrections: QueryCorrections | undefined) =>
+  corrections === undefined || !corrections.searched
+    ? []
+    : [`Spelling corrected: ${corrections.words.map((w) => `"${w.from}" to "${w.to}"`).join(", ")} (quote a word to search it as typed).`]
+
+const webResultsText = (query: string, results: ReadonlyArray<WebResult>, corrections?: QueryCorrections) =>
   [
+    ...correctionText(corrections),
     `Results for "${query}":`,
     ...results.map((r) => `\n[${r.position}] ${r.title}\nURL: ${r.link}${r.date === null ? "" : `\nDate: ${r.date}`}\n${r.content ?? r.snippet}`)
   ].join("\n")
@@ -109,7 +128,9 @@ const webSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => ({
     "title, URL, date and a snippet around the words of the query. Use it to find pages about a topic or answer a question " +
     "with sources; then read a page whole with web_fetch. Options narrow by date (freshness), language, region, domains " +
     "(includeDomains, excludeDomains) and source; content: \"highlights\" gives each result the passages of its page most " +
-    "relevant to the query (\"markdown\" or \"text\": the page's main content), within maxCharsPerResult and a total maxTokens.",
+    "relevant to the query (\"markdown\" or \"text\": the page's main content), within maxCharsPerResult and a total maxTokens. " +
+    "expand: true adds words the best pages share to the query (more recall for questions in other words than the pages'). " +
+    "A misspelt word no page holds is corrected when the correction finds more, and the answer says so.",
   annotations: readOnly("Web search", true),
   inputSchema: jsonSchemaOf(WebSearchArguments),
   outputSchema: jsonSchemaOf(WebSearchOutput),
@@ -120,13 +141,15 @@ const webSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => ({
     return Effect.andThen(
       context.progress(options.content === undefined || options.content === "snippet" ? "searching" : "searching and reading"),
       search.web(toSearchQuery({ keywords: query, ...options })).pipe(
-        Effect.map(({ data }): ToolOutcome =>
-          data.organic.length === 0
+        Effect.map(({ data, extra }): ToolOutcome => {
+          const corrections = correctionsIn(extra)
+          return data.organic.length === 0
             ? failed(`No results for "${data.query}". Try fewer or other words, or a wider freshness.`)
             : {
-              text: webResultsText(data.query, data.organic),
+              text: webResultsText(data.query, data.organic, corrections),
               structured: {
                 query: data.query,
+                ...(corrections === undefined ? {} : { corrections }),
                 results: data.organic.map((r) => ({
                   position: r.position,
                   title: r.title,
@@ -138,7 +161,7 @@ const webSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => ({
               },
               isError: false
             }
-        ),
+        }),
         Effect.catchTags({
           SearchBackendError: (error) => Effect.succeed(searchFailure(error)),
           SourceSelectionError: (error) => Effect.fail(sourceSelection(error))

@@ -185,12 +185,12 @@ export const makeSearxngSearch = (search: FederatedSearch["Service"]) => {
     const from = (page - 1) * PAGE_SIZE
     const query = queryOf(params, category === "news" && web, search.sourceNames, explain)
     if (query instanceof ApiError) return Effect.fail(query)
-    const respond = (results: Array<SearxngResult>, extras: ReadonlyArray<ExplainExtra | undefined>): SearxngResponse => ({
+    const respond = (results: Array<SearxngResult>, extras: ReadonlyArray<ExplainExtra | undefined>, corrected?: string): SearxngResponse => ({
       query: query.keywords,
       number_of_results: results.length,
       results,
       answers: [],
-      corrections: [],
+      corrections: corrected === undefined ? [] : [corrected],
       infoboxes: [],
       suggestions: [],
       unresponsive_engines: unresponsive(extras)
@@ -199,10 +199,12 @@ export const makeSearxngSearch = (search: FederatedSearch["Service"]) => {
       const info = explained(extra)
       return {
         results: data.organic.slice(from, from + PAGE_SIZE).map((hit, i) => webResult(hit, from + i, category, info, single)),
-        extra: info
+        extra: info,
+        // The local index's Did you mean: the corrected query, as SearXNG lists corrections.
+        corrected: extra !== null && "corrections" in extra ? extra.corrections?.query : undefined
       }
     })
-    if (!categories.has("images")) return Effect.map(webPage, ({ results, extra }) => respond(results, [extra]))
+    if (!categories.has("images")) return Effect.map(webPage, ({ results, extra, corrected }) => respond(results, [extra], corrected))
     const imagePage = Effect.map(Effect.mapError(search.images(query), fromFederationError), ({ data, extra }) => {
       const info = explained(extra)
       return { results: data.slice(from, from + PAGE_SIZE).map((image, i) => imageResult(image, from + i, info, single)), extra: info }
@@ -210,7 +212,7 @@ export const makeSearxngSearch = (search: FederatedSearch["Service"]) => {
     if (!web) return Effect.map(imagePage, ({ results, extra }) => respond(results, [extra]))
     return Effect.map(
       Effect.all([webPage, imagePage], { concurrency: "unbounded" }),
-      ([w, i]) => respond([...w.results, ...i.results], [w.extra, i.extra])
+      ([w, i]) => respond([...w.results, ...i.results], [w.extra, i.extra], w.corrected)
     )
   }
 }

@@ -64,17 +64,19 @@ export const htmlShape = (html: string, limits: { readonly maxDepth: number; rea
   let over: HtmlShape["over"]
   let tag = ""
 
+  const reach = (depth: number) => {
+    if (depth <= deepest) return
+    deepest = depth
+    if (deepest > limits.maxDepth) {
+      over = "depth"
+      throw new Crossed()
+    }
+  }
   const push = (name: string) => {
     stack.push(name)
     open.set(name, (open.get(name) ?? 0) + 1)
     if (FOREIGN.has(name)) foreign++
-    if (stack.length > deepest) {
-      deepest = stack.length
-      if (deepest > limits.maxDepth) {
-        over = "depth"
-        throw new Crossed()
-      }
-    }
+    reach(stack.length)
   }
   const pop = () => {
     const name = stack.pop()!
@@ -92,7 +94,9 @@ export const htmlShape = (html: string, limits: { readonly maxDepth: number; rea
       }
       const closes = IMPLIES_CLOSE.get(tag)
       if (closes !== undefined) while (stack.length > 0 && closes.has(stack[stack.length - 1]!)) pop()
-      if (!VOID.has(tag)) push(tag)
+      // A void element is a leaf one level down.
+      if (VOID.has(tag)) reach(stack.length + 1)
+      else push(tag)
     },
     onselfclosingtag() {
       // Only foreign content (SVG, MathML) honours `/>`; in HTML `<div/>` opens a div.
@@ -100,6 +104,11 @@ export const htmlShape = (html: string, limits: { readonly maxDepth: number; rea
     },
     onclosetag(start, end) {
       const closing = name(start, end)
+      // A stray </p> makes an empty paragraph, as the tree builder does.
+      if (closing === "p" && (open.get("p") ?? 0) === 0 && ++elements > limits.maxElements) {
+        over = "elements"
+        throw new Crossed()
+      }
       if (VOID.has(closing) || (open.get(closing) ?? 0) === 0) return
       while (stack.length > 0 && stack[stack.length - 1] !== closing) pop()
       pop()

@@ -148,20 +148,21 @@ const make = (settings: HybridSearchSettings): Effect.Effect<WebSearch["Service"
         const serving: ServingIndex = yield* engine.current
         const snapshot = yield* engine.snapshot
         const { keywords, num } = query
+        const language = { language: query.language }
         const known = checked?.index === snapshot
         const problem = problemOf(snapshot)
         if (problem !== undefined) {
           // Said once per snapshot in the log (a reload that brought vectors of another model), and in every answer's notes.
           if (!known) yield* Effect.logWarning(`search: ${problem}`)
           yield* noteRetrieval(problem)
-          const answer = yield* Effect.try({ try: () => serving.search(keywords, num), catch: engineFailure })
+          const answer = yield* Effect.try({ try: () => serving.search(keywords, num, language), catch: engineFailure })
           return toWebSearchData(answer.query, answer.hits)
         }
         if (serving === snapshot) {
           // The query's vector is asked for first; BM25F ranks while it is on its way.
           const vector = yield* Effect.forkChild(queryVector(keywords))
           const depth = Math.max(num, reranker === undefined ? 0 : settings.rerankTopK)
-          const lexical = yield* Effect.try({ try: () => lexicalSide(snapshot, keywords, depth, settings), catch: engineFailure })
+          const lexical = yield* Effect.try({ try: () => lexicalSide(snapshot, keywords, depth, settings, language), catch: engineFailure })
           const queryVec = lexical.lexicalOnly === undefined ? yield* Fiber.join(vector) : undefined
           if (lexical.lexicalOnly !== undefined) yield* Fiber.interrupt(vector)
           const answer = yield* Effect.try({ try: () => hybridSearch(snapshot, keywords, queryVec, depth, settings, lexical), catch: engineFailure })
@@ -177,13 +178,13 @@ const make = (settings: HybridSearchSettings): Effect.Effect<WebSearch["Service"
         const shown = Math.max(num, reranker === undefined ? 0 : settings.rerankTopK)
         const fused = yield* Effect.try({
           try: () => {
-            const lexical = serving.search(keywords, 2 * shown).hits
+            const lexical = serving.search(keywords, 2 * shown, language).hits
             const vectors = snapshot.parts.vectors
             const parsed = parseQuery(keywords)
             if (vector === undefined || vectors === undefined || vector.length !== vectors.dimensions || parsed.phrases.length > 0 || parsed.excluded.length > 0) {
               return { hits: lexical, hybrid: false }
             }
-            const plan = snapshot.planFor(parsed, false, () => false)
+            const plan = snapshot.planFor(parsed, false, () => false, snapshot.reading(parsed, language))
             const nearest = nearestPages(vectors, normalized(vector), 2 * shown, { cluster: snapshot.parts.pageCluster, accept: plan?.query.accept })
             const vectorHits = snapshot.pageHits(plan ?? openingPlan, nearest.docs)
             return { hits: fuseHits(lexical, vectorHits, settings.vectorWeight, shown), hybrid: true }

@@ -6,6 +6,7 @@
  * snippets are made only for the pages returned. `site:` filters apply to both sides; a query
  * with quoted phrases or exclusions asks for words as written and is ranked by BM25F alone.
  */
+import type { QueryOptions } from "./QueryLanguage.ts"
 import { parseQuery } from "./QueryParser.ts"
 import { PageField, type PageHit, type Plan, type SearchIndex } from "./SearchIndex.ts"
 import { nearestPages, type NearestPages } from "./VectorSearch.ts"
@@ -71,11 +72,17 @@ export interface LexicalSide {
   readonly lexicalOnly: string | undefined
 }
 
-/** The BM25F candidates of `keywords` (at least `limit`). */
-export const lexicalSide = (index: SearchIndex, keywords: string, limit: number, settings: HybridSettings = defaultHybridSettings): LexicalSide => {
+/** The BM25F candidates of `keywords` (at least `limit`), in the pages of `query.language` when it says one. */
+export const lexicalSide = (
+  index: SearchIndex,
+  keywords: string,
+  limit: number,
+  settings: HybridSettings = defaultHybridSettings,
+  query: QueryOptions = {}
+): LexicalSide => {
   const parsed = parseQuery(keywords)
-  const plan = index.planFor(parsed, false, () => false)
-  const ranked = plan === undefined ? [] : index.rank(keywords, Math.max(limit, settings.candidates))
+  const plan = index.planFor(parsed, false, () => false, index.reading(parsed, query))
+  const ranked = plan === undefined ? [] : index.rank(keywords, Math.max(limit, settings.candidates), query)
   const lexicalOnly = index.parts.vectors === undefined
     ? "the index has no vectors"
     : parsed.phrases.length > 0 || parsed.excluded.length > 0

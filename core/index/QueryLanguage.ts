@@ -1,8 +1,9 @@
 /**
  * How a query is read: which analysis its words get, and which language its pages must be in.
  *
- * A query asked in a language (`language`) is read in it, and only pages in that language
- * answer. Otherwise, an index whose pages all got one analysis reads the query in it (the usual
+ * A query asked in a language (`language`) is read as the index's pages in that language were
+ * (in that language's analysis, or English's in a snapshot written before languages), and only
+ * those pages answer. Otherwise, an index whose pages all got one analysis reads the query in it (the usual
  * case: a query is never misread on a one-language index); an index with pages of several,
  * each a real share of it (`minorShare`), reads it in the language detected from the query when
  * the query has letters enough for a guess (LanguageDetection.queryDetectionLetters) and the
@@ -48,14 +49,21 @@ export const mainAnalysis = (counts: AnalysisCounts): LanguageAnalysis => {
 }
 
 /**
- * How `parsed` is read on an index with pages per analysis `counts`. A `language` that is no
- * language tag filters every page out (the language undefined would let every page in).
+ * How `parsed` is read on an index with pages per analysis `counts`, whose pages in a language
+ * got the analysis `analysisOf` names (undefined: it has none in that language). A `language`
+ * that is no language tag filters every page out (the language undefined would let every page in).
  */
-export const readQuery = (parsed: ParsedQuery, options: QueryOptions | undefined, counts: AnalysisCounts): QueryReading => {
+export const readQuery = (
+  parsed: ParsedQuery,
+  options: QueryOptions | undefined,
+  counts: AnalysisCounts,
+  analysisOf: (language: string) => string | undefined
+): QueryReading => {
   const asked = options?.language
   if (typeof asked === "string") {
     const language = primaryLanguage(asked) ?? "?"
-    return { analysis: analysisForLanguage(language), language }
+    const name = analysisOf(language)
+    return { analysis: (name === undefined ? undefined : analysisNamed(name)) ?? analysisForLanguage(language), language }
   }
   const main = mainAnalysis(counts)
   if (counts.size > 1) {

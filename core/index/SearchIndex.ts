@@ -131,6 +131,8 @@ export class SearchIndex {
   private readonly analyzers = new Map<string, Analyzer>()
   /** Pages per analysis. */
   readonly analysisCounts: AnalysisCounts
+  /** Pages per entry of the languages table. */
+  private readonly entryCounts: Int32Array
   /** The pages' field that indexes their text (-1 when its weight is 0 and it is not indexed). */
   private readonly bodyField: number
   private hostKeys: Array<string> | undefined
@@ -146,14 +148,27 @@ export class SearchIndex {
     this.bodyField = parts.web.meta.fields.findIndex((f) => f.name === "body")
     const counts = new Map<string, number>()
     const languages = parts.pageLanguages
+    const perEntry = new Int32Array(languages?.table.length ?? 0)
     if (languages === undefined) {
       if (this.documentCount > 0) counts.set(englishAnalysis.name, this.documentCount)
     } else {
-      const perEntry = new Int32Array(languages.table.length)
       for (const id of languages.ids) perEntry[id]!++
       languages.table.forEach((entry, i) => perEntry[i]! > 0 && counts.set(entry.analysis, (counts.get(entry.analysis) ?? 0) + perEntry[i]!))
     }
     this.analysisCounts = counts
+    this.entryCounts = perEntry
+  }
+
+  /** The analysis most of the pages in `language` got; undefined when no page is in it. */
+  languageAnalysis(language: string): string | undefined {
+    const languages = this.parts.pageLanguages
+    // Before languages every page got English's.
+    if (languages === undefined) return this.documentCount > 0 ? englishAnalysis.name : undefined
+    let best = -1
+    for (let i = 0; i < languages.table.length; i++) {
+      if (languages.table[i]!.language === language && this.entryCounts[i]! > 0 && (best < 0 || this.entryCounts[i]! > this.entryCounts[best]!)) best = i
+    }
+    return best < 0 ? undefined : languages.table[best]!.analysis
   }
 
   /** The analyzer of an analysis (a snapshot names only analyses this engine has: Snapshot.ts checks). */
@@ -186,7 +201,7 @@ export class SearchIndex {
 
   /** How `parsed` is read here (QueryLanguage.ts). */
   reading(parsed: ParsedQuery, options?: QueryOptions): QueryReading {
-    return readQuery(parsed, options, this.analysisCounts)
+    return readQuery(parsed, options, this.analysisCounts, (language) => this.languageAnalysis(language))
   }
 
   /** Accepts the pages (with `images`, the images of pages) in `language`; null when no page is in it. */

@@ -20,6 +20,7 @@
 import type { ResolvedEngineOptions } from "./EngineOptions.ts"
 import type { CollectionStatistics, InvertedIndex } from "./InvertedIndex.ts"
 import { type IndexedPage, pageByUrl, pageIdOfKey } from "./PageByUrl.ts"
+import { type QueryOptions, type QueryReading, readQuery } from "./QueryLanguage.ts"
 import { type ParsedQuery, parseQuery } from "./QueryParser.ts"
 import { proximityDepth, type RankedDocuments } from "./Ranker.ts"
 import { type ImageHit, maxResults, PageField, type PageHit, type Plan, type SearchIndex, type WebSearchAnswer } from "./SearchIndex.ts"
@@ -71,11 +72,11 @@ export class SegmentedIndex {
   }
 
   /** Ranked pages with snippets, from both sides as one index ranks them. */
-  search(query: string, limit: number): WebSearchAnswer {
+  search(query: string, limit: number, options?: QueryOptions): WebSearchAnswer {
     const keywords = typeof query === "string" ? query : ""
     const n = clampLimit(limit)
     if (n === 0) return { query: keywords, hits: [] }
-    const { entries, plans, masks } = this.ranked(parseQuery(keywords), n, false)
+    const { entries, plans, masks } = this.ranked(parseQuery(keywords), n, false, options)
     const hits = new Array<PageHit>(entries.length)
     for (const side of [0, 1] as const) {
       const at: Array<number> = []
@@ -92,10 +93,10 @@ export class SegmentedIndex {
   }
 
   /** Ranked images of both sides; one result per image URL. */
-  searchImages(query: string, limit: number): ReadonlyArray<ImageHit> {
+  searchImages(query: string, limit: number, options?: QueryOptions): ReadonlyArray<ImageHit> {
     const n = clampLimit(limit)
     if (n === 0) return []
-    const { entries } = this.ranked(parseQuery(typeof query === "string" ? query : ""), n, true)
+    const { entries } = this.ranked(parseQuery(typeof query === "string" ? query : ""), n, true, options)
     const seen = new Set<string>()
     const hits: Array<ImageHit> = []
     for (const e of entries) {
@@ -108,10 +109,10 @@ export class SegmentedIndex {
   }
 
   /** Ranked pages' URLs and scores without snippets, as SearchIndex.rank gives them (tests, evaluation). */
-  rank(query: string, limit: number): ReadonlyArray<{ readonly url: string; readonly score: number }> {
+  rank(query: string, limit: number, options?: QueryOptions): ReadonlyArray<{ readonly url: string; readonly score: number }> {
     const n = clampLimit(limit)
     if (n === 0) return []
-    return this.ranked(parseQuery(typeof query === "string" ? query : ""), n, false).entries.map((e) => ({
+    return this.ranked(parseQuery(typeof query === "string" ? query : ""), n, false, options).entries.map((e) => ({
       url: this.sides[e.side].parts.pages.get(e.doc, PageField.Url),
       score: e.score
     }))
@@ -133,12 +134,20 @@ export class SegmentedIndex {
    * Both sides' best `n` by BM25F, merged; the best 15 re-ranked for proximity (each by its own
    * side, as their positions live there) and sorted again.
    */
-  private ranked(parsed: ParsedQuery, n: number, images: boolean) {
+  /** How both sides read a query: as one index of their pages would. */
+  private reading(parsed: ParsedQuery, options: QueryOptions | undefined): QueryReading {
+    const counts = new Map(this.base.analysisCounts)
+    for (const [name, count] of this.segment.analysisCounts) counts.set(name, (counts.get(name) ?? 0) + count)
+    return readQuery(parsed, options, counts, (language) => this.segment.languageAnalysis(language) ?? this.base.languageAnalysis(language))
+  }
+
+  private ranked(parsed: ParsedQuery, n: number, images: boolean, options: QueryOptions | undefined) {
     const collection = (index: SearchIndex): InvertedIndex => (images ? index.parts.images : index.parts.web)
     const known = (term: string) => collection(this.sides[0]).lookup(term) >= 0 || collection(this.sides[1]).lookup(term) >= 0
     const proximity = this.base.options.proximity
     const depth = proximity > 0 ? Math.max(n, proximityDepth) : n
-    const plans = this.sides.map((side) => side.planFor(parsed, images, known)) as [Plan | undefined, Plan | undefined]
+    const reading = this.reading(parsed, options)
+    const plans = this.sides.map((side) => side.planFor(parsed, images, known, reading)) as [Plan | undefined, Plan | undefined]
     const hidden = this.hiddenCount === 0
       ? undefined
       : images

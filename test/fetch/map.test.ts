@@ -37,6 +37,7 @@ let broken: Site
 let unlisted: Site
 let server: FetchServer
 let bounded: FetchServer
+let timed: FetchServer
 
 beforeAll(async () => {
   mapped = await siteWith((origin) => ({
@@ -66,11 +67,12 @@ beforeAll(async () => {
   unlisted = await serveSite({ "/": send(html("never asked"), "text/html") })
   const allowHosts = [mapped.host, linked.host, slow.host, closed.host, broken.host]
   server = await startFetchServer({ allowHosts })
-  bounded = await startFetchServer({ allowHosts, mapMaxUrls: 2, mapTimeoutMs: 1000 })
+  bounded = await startFetchServer({ allowHosts, mapMaxUrls: 2 })
+  timed = await startFetchServer({ allowHosts, mapTimeoutMs: 2000 })
 })
 
 afterAll(async () => {
-  await Promise.all([server?.close(), bounded?.close()])
+  await Promise.all([server?.close(), bounded?.close(), timed?.close()])
   await Promise.all([mapped, linked, slow, closed, broken, unlisted].map((site) => site?.close()))
 })
 
@@ -119,7 +121,7 @@ describe("map", () => {
   })
 
   it("ends at fetch.mapTimeoutMs with the URLs found so far", async () => {
-    const { status, body } = await map({ url: `${slow.origin}/` }, bounded)
+    const { status, body } = await map({ url: `${slow.origin}/` }, timed)
     expect(status).toBe(200)
     expect(body.data).toEqual({ url: `${slow.origin}/`, urls: [`${slow.origin}/`], truncated: "time" })
   })

@@ -57,8 +57,8 @@ let site: Site
 let other: Site
 let server: FetchServer
 // Three pages of one host at a time: a fourth never comes while three wait. One gate per test below.
-const oneHost = makeGate(4, 300)
-const tavily = makeGate(4, 300)
+const oneHost = makeGate(4, 500)
+const tavily = makeGate(4, 500)
 // Released only when six wait at once: possible only when each host has its own three.
 const twoHosts = makeGate(6, 4000)
 

@@ -7,12 +7,13 @@
  * to the first tree is the median of the rounds'.
  *
  * Then the cost of the hop to a job worker, in this checkout, in one process: the same pages
- * read by ReadablePage on this thread and through the Node server's job runner (a job process),
- * one at a time; the difference per page is what the hop costs a request.
+ * read by ReadablePage on this thread, through the Node server's job runner (a job process) and
+ * through the same pool on a worker thread, one at a time; the difference per page is what the
+ * hop costs a request.
  *
  *   node test/bench/fetchThroughput.ts                          this checkout
  *   node test/bench/fetchThroughput.ts --tree /work/baseline    this checkout and another
- *   options: --pages N (200), --seconds S per round (20), --rounds R (3), --no-hop
+ *   options: --pages N (200), --seconds S per round (20), --rounds R (3), --no-hop, --hop-only
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -21,7 +22,8 @@ import type { AddressInfo } from "node:net"
 import { availableParallelism, loadavg, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { Effect } from "effect"
-import { nodeJobWorkers } from "../../adapters/node/jobThreads.ts"
+import { nodeJobWorkers, nodeWorkerPool } from "../../adapters/node/jobThreads.ts"
+import { pooledRunner } from "../../core/jobs/JobRunner.ts"
 import { DEFAULT_PAGE_LIMITS } from "../../core/ingest/PageLimits.ts"
 import { readablePage, readPageJob } from "../../core/ingest/ReadablePage.ts"
 import { type DocPage, loadDebianDocs } from "../support/debianDocs.ts"
@@ -149,7 +151,7 @@ console.log(`webFetch throughput: ${pageCount} Debian documentation pages (${(bo
 console.log(`Node ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((n) => n.toFixed(2)).join(" ")}\n`)
 
 const servers: Array<Server> = []
-try {
+if (!process.argv.includes("--hop-only")) try {
   for (const tree of trees) servers.push(await startServer(tree))
   // Warm: every page once through every server (its reader compiled, its workers started).
   for (const server of servers) for (let i = 0; i < pageCount; i++) await fetchPage(server, i)
@@ -176,26 +178,35 @@ try {
 }
 
 if (!process.argv.includes("--no-hop")) {
-  // The hop alone: the same pages read here, and through a job process, one at a time.
+  // The hop alone: the same pages read here, in a job process (the server's carrier) and on a
+  // worker thread (the indexer's), one at a time.
   const request = (i: number) => ({ bytes: bodies[i]!, contentType: "text/html; charset=utf-8", url: pages[i]!.url, format: "markdown" as const, limits: DEFAULT_PAGE_LIMITS })
+  const limits = { workers: 1, memoryMb: 512, queue: 4, deadlineMs: 60_000, nice: 0 }
   const hop = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const runner = yield* nodeJobWorkers.start({ workers: 1, memoryMb: 512, queue: 4, deadlineMs: 60_000, nice: 0 })
-    for (let i = 0; i < pageCount; i++) yield* runner.run(readPageJob, request(i))
-    const direct: Array<number> = []
-    const viaJob: Array<number> = []
-    for (let r = 0; r < rounds; r++) {
-      let started = performance.now()
-      for (let i = 0; i < pageCount; i++) yield* Effect.promise(() => readablePage(bodies[i]!, "text/html; charset=utf-8", pages[i]!.url, "markdown"))
-      direct.push((performance.now() - started) / pageCount)
-      started = performance.now()
-      for (let i = 0; i < pageCount; i++) yield* runner.run(readPageJob, request(i))
-      viaJob.push((performance.now() - started) / pageCount)
+    const viaProcess = yield* nodeJobWorkers.start(limits)
+    const viaThread = pooledRunner(yield* nodeWorkerPool({ name: "bench-jobs", size: 1, memoryMb: 512 }), limits)
+    for (let i = 0; i < pageCount; i++) {
+      yield* viaProcess.run(readPageJob, request(i))
+      yield* viaThread.run(readPageJob, request(i))
     }
-    return { direct: median(direct), viaJob: median(viaJob) }
+    const times = { here: [] as Array<number>, process: [] as Array<number>, thread: [] as Array<number> }
+    const perPage = (read: (i: number) => Effect.Effect<unknown, unknown>) =>
+      Effect.gen(function*() {
+        const started = performance.now()
+        for (let i = 0; i < pageCount; i++) yield* read(i)
+        return (performance.now() - started) / pageCount
+      })
+    for (let r = 0; r < rounds; r++) {
+      times.here.push(yield* perPage((i) => Effect.promise(() => readablePage(bodies[i]!, "text/html; charset=utf-8", pages[i]!.url, "markdown"))))
+      times.process.push(yield* perPage((i) => viaProcess.run(readPageJob, request(i))))
+      times.thread.push(yield* perPage((i) => viaThread.run(readPageJob, request(i))))
+    }
+    return { here: median(times.here), process: median(times.process), thread: median(times.thread) }
   })))
-  console.log(`The hop, one page at a time in one process (median of ${rounds} rounds): ${hop.direct.toFixed(2)} ms a page read here, ` +
-    `${hop.viaJob.toFixed(2)} ms through a job process: ${(hop.viaJob - hop.direct).toFixed(2)} ms more a page ` +
-    `(${(((hop.viaJob - hop.direct) / hop.direct) * 100).toFixed(0)}%; copying the page there and its Markdown and text back).`)
+  const more = (ms: number) => `${(ms - hop.here).toFixed(2)} ms more (${(((ms - hop.here) / hop.here) * 100).toFixed(0)}%)`
+  console.log(`The hop, one page at a time in one process (median of ${rounds} rounds): ${hop.here.toFixed(2)} ms a page read on this thread; ` +
+    `${hop.process.toFixed(2)} ms through a job process, ${more(hop.process)}; ${hop.thread.toFixed(2)} ms through a worker thread, ${more(hop.thread)} ` +
+    `(the page copied there, its Markdown and text copied back, the other side woken).`)
 }
 console.log(`Load average now ${loadavg().map((n) => n.toFixed(2)).join(" ")}.`)
 site.close()

@@ -30,8 +30,8 @@ import { normalizeUrl } from "./UrlNormalizer.ts"
 export type ServingIndex = Pick<SearchIndex, "documentCount" | "imageCount" | "options" | "search" | "searchImages">
 
 /** Dictionary look-ups or pages between two yields of linkSegment. */
-const stepTerms = 4096
-const stepPages = 64
+const stepTerms = 2048
+const stepPages = 16
 
 /** One ranked document of either side. */
 interface Entry {

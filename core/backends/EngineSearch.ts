@@ -256,7 +256,7 @@ const searchLayer: Layer.Layer<WebSearch | ImageSearch | StoredPages, never, Sea
   ),
   Layer.effect(
     ImageSearch,
-    Effect.map(onCurrentIndex("ImageSearch.search", (index, query) => index.searchImages(query.keywords, query.num).map(toImageResult)), (search) => ImageSearch.of({ search }))
+    Effect.map(onCurrentIndex("ImageSearch.search", (index, query) => index.searchImages(query.keywords, query.num, { language: query.language }).map(toImageResult)), (search) => ImageSearch.of({ search }))
   ),
   Layer.effect(
     StoredPages,

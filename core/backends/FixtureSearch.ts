@@ -1,10 +1,13 @@
 /**
  * A search backend over documents handed over in memory, matched by plain
  * term overlap. For testing agents offline and for demos: results are
- * predictable from the documents, not ranked like the real engine.
+ * predictable from the documents, not ranked like the real engine. A search
+ * with `language` keeps to the documents that declare it, as the engine keeps
+ * to pages in it.
  */
 import { Effect, Layer } from "effect"
 import type { IndexDocument } from "../index/Document.ts"
+import { primaryLanguage } from "../index/LanguageTag.ts"
 import { normalizeUrl } from "../index/UrlNormalizer.ts"
 import { ImageSearch } from "../search/ImageSearch.ts"
 import { type StoredPage, StoredPages } from "../search/StoredPages.ts"
@@ -55,10 +58,12 @@ const makeFixtureSearch = (documents: ReadonlyArray<IndexDocument>) => {
     textTerms: new Set(overlapTerms(doc.text))
   }))
 
-  const ranked = (keywords: string) => {
+  const ranked = (keywords: string, language?: string) => {
     const terms = [...new Set(overlapTerms(keywords))]
+    const wanted = language === undefined ? undefined : primaryLanguage(language) ?? "?"
     const scored: Array<{ p: Prepared; s: number; i: number }> = []
     prepared.forEach((p, i) => {
+      if (wanted !== undefined && primaryLanguage(p.doc.lang) !== wanted) return
       const s = score(p, terms)
       if (s > 0) scored.push({ p, s, i })
     })
@@ -67,7 +72,7 @@ const makeFixtureSearch = (documents: ReadonlyArray<IndexDocument>) => {
   }
 
   const web = (query: SearchQuery) => {
-    const { terms, scored } = ranked(query.keywords)
+    const { terms, scored } = ranked(query.keywords, query.language)
     const hits: Array<WebHit> = scored.slice(0, query.num).map(({ p }) => ({
       title: p.doc.title,
       link: p.doc.url,
@@ -79,8 +84,10 @@ const makeFixtureSearch = (documents: ReadonlyArray<IndexDocument>) => {
 
   const images = (query: SearchQuery): Array<ImageResult> => {
     const terms = new Set(overlapTerms(query.keywords))
+    const wanted = query.language === undefined ? undefined : primaryLanguage(query.language) ?? "?"
     const out: Array<ImageResult> = []
     for (const { doc } of prepared) {
+      if (wanted !== undefined && primaryLanguage(doc.lang) !== wanted) continue
       for (const image of doc.images ?? []) {
         const words = overlapTerms([image.alt, image.title, image.caption, image.heading, doc.title].join(" "))
         if (words.some((w) => terms.has(w))) {

@@ -120,12 +120,12 @@ const localQuery = (query: SearchQuery): SearchQuery => {
   return filter === undefined ? query : { ...query, keywords: withSiteWords(query.keywords, filter, LOCAL_QUERY_LIMITS).keywords }
 }
 
-/** The local engine as a source: it applies domains (site: words) and no other option; freshness is filtered by date. */
+/** The local engine as a source: it applies domains (site: words) and language, no other option; freshness is filtered by date. */
 const localProvider = (web: WebSearch["Service"], images: ImageSearch["Service"]): SearchProvider => {
   const unapplied = (query: SearchQuery): Array<UnappliedOption> => {
     const out: Array<UnappliedOption> = []
     for (const option of PROVIDER_OPTIONS) {
-      if (query[option] === undefined || option === "includeDomains" || option === "excludeDomains") continue
+      if (query[option] === undefined || option === "includeDomains" || option === "excludeDomains" || option === "language") continue
       out.push(option === "freshness"
         ? { option, handling: "filtered", detail: "filtered our side by publish date; undated pages left out" }
         : { option, handling: "ignored", detail: "the local index has no such filter" })

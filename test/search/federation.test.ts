@@ -17,7 +17,7 @@ import { ResultCache } from "../../core/store/ResultCache.ts"
 import { type StandIn, type StandInKind, startStandIn } from "../support/searchProviders.ts"
 
 const docs: ReadonlyArray<IndexDocument> = [
-  { url: "https://local.example/effect-guide", title: "Effect guide", text: "An effect guide for typescript developers", date: "2026-01-14" },
+  { url: "https://local.example/effect-guide", title: "Effect guide", text: "An effect guide for typescript developers", date: "2026-01-14", lang: "de" },
   { url: "https://shared.example/page", title: "Shared page", text: "effect typescript shared between local and providers", date: "2025-06-01" },
   { url: "https://local.example/undated", title: "Undated effect notes", text: "effect notes without a date" }
 ]
@@ -107,16 +107,15 @@ describe("fusion of the local engine and providers", () => {
     expect(Exit.isFailure(exit) && String(exit.cause)).toContain("sources[1]: names no configured source, got \"bing\"; configured: local, brave, serper")
   })
 
-  it("options a source cannot apply are said in extra even without explain; freshness filtered our side", async () => {
+  it("options a source cannot apply are said in extra even without explain; freshness filtered our side; the local index applies language", async () => {
     const answer = await runIn(layerOf(settingsOf(["tavily"])), (f) => f.web(q({ language: "de", freshness: { from: "2026-01-01", to: "2026-12-31" } })))
     expect(answer.extra).toEqual({
       unapplied: [
         { source: "local", option: "freshness", handling: "filtered", detail: "filtered our side by publish date; undated pages left out" },
-        { source: "local", option: "language", handling: "ignored", detail: "the local index has no such filter" },
         { source: "tavily", option: "language", handling: "ignored", detail: "Tavily has no language parameter" }
       ]
     })
-    // Local pages outside the range or undated are gone; Tavily applied freshness itself.
+    // Local pages outside the range, undated or in another language are gone; Tavily applied freshness itself.
     expect(answer.data.organic.map((r) => r.link)).toEqual(["https://local.example/effect-guide", "https://tavily.example/1"])
     expect(standIns.tavily!.last!.body).toMatchObject({ start_date: "2026-01-01", end_date: "2026-12-31" })
   })

@@ -8,9 +8,12 @@
  * and words with other characters than letters and digits.
  *
  * The pages' words come from analysing their stored title and text again (the index keeps no
- * term vectors): up to `feedbackChars` characters of each. The expanded query is ranked by
- * BM25F; proximity re-ranking and snippets use the query's own words, so what a result shows
- * is still about what was asked.
+ * term vectors): up to `feedbackChars` characters of each (the start of a page says what it is
+ * about: on the bench's collections a 1,000-character start fed back as well as whole texts),
+ * kept as term ids for the pages that come up again (least recently used dropped first,
+ * `maxVectorWords` words in all). The expanded query is
+ * ranked by BM25F; proximity re-ranking and snippets use the query's own words, so what a
+ * result shows is still about what was asked.
  */
 import { Analyzer } from "./analysis/Analyzer.ts"
 import { parseQuery } from "./QueryParser.ts"
@@ -32,18 +35,98 @@ export const defaultExpansionSettings: ExpansionSettings = { documents: 10, term
 /** Words on more than this share of the pages say nothing about a query (Anserini's df rule). */
 const maxPageShare = 0.1
 /** Characters of each feedback page analysed: a passage whole, the start of a long page. */
-const feedbackChars = 10_000
+const feedbackChars = 1_000
 const feedbackWord = /^[\p{L}\p{N}]{2,20}$/u
 
-const analyzers = new WeakMap<SearchIndex, Analyzer>()
-const analyzerOf = (index: SearchIndex): Analyzer => {
-  let analyzer = analyzers.get(index)
-  if (analyzer === undefined) {
-    analyzer = new Analyzer({ stemming: index.options.stemming, cacheSize: 20_000 })
-    analyzers.set(index, analyzer)
-  }
-  return analyzer
+/** Words of term vectors kept per index (6 bytes each): pages that come up again as feedback are not analysed again. */
+const maxVectorWords = 1 << 20
+/** Term ids remembered by term, so that analysing a page looks few of its words up in the dictionary. */
+const maxKnownTerms = 100_000
+
+/** One page's feedback words (those that may join a query: term ids) with their counts, and how many words it has in all. */
+interface TermVector {
+  readonly ids: Int32Array
+  readonly counts: Uint16Array
+  readonly length: number
 }
+
+/** The pages' term vectors of one index, least recently used dropped first. */
+class TermVectors {
+  private readonly index: SearchIndex
+  private readonly analyzer: Analyzer
+  private readonly vectors = new Map<number, TermVector>()
+  /** Term id by term, -1 for a word that may not join a query. */
+  private readonly ids = new Map<string, number>()
+  private words = 0
+
+  constructor(index: SearchIndex) {
+    this.index = index
+    this.analyzer = new Analyzer({ stemming: index.options.stemming, cacheSize: 100_000 })
+  }
+
+  private idOf(term: string): number {
+    let id = this.ids.get(term)
+    if (id === undefined) {
+      id = feedbackWord.test(term) ? this.index.parts.web.lookup(term) : -1
+      if (this.ids.size >= maxKnownTerms) this.ids.clear()
+      this.ids.set(term, id)
+    }
+    return id
+  }
+
+  of(doc: number): TermVector {
+    const kept = this.vectors.get(doc)
+    if (kept !== undefined) {
+      this.vectors.delete(doc)
+      this.vectors.set(doc, kept)
+      return kept
+    }
+    const pages = this.index.parts.pages
+    const text = `${pages.get(doc, PageField.Title)}\n${pages.getPart(doc, PageField.Text, 0, feedbackChars * 3)}`
+    const counts = new Map<string, number>()
+    let length = 0
+    this.analyzer.analyze(text.length > feedbackChars ? text.slice(0, feedbackChars) : text, (term) => {
+      length++
+      counts.set(term, (counts.get(term) ?? 0) + 1)
+    })
+    const ids: Array<number> = []
+    const values: Array<number> = []
+    for (const [term, count] of counts) {
+      const id = this.idOf(term)
+      if (id < 0) continue
+      ids.push(id)
+      values.push(Math.min(count, 0xffff))
+    }
+    const vector = { ids: Int32Array.from(ids), counts: Uint16Array.from(values), length }
+    this.vectors.set(doc, vector)
+    this.words += ids.length
+    while (this.words > maxVectorWords && this.vectors.size > 1) {
+      const [oldest, dropped] = this.vectors.entries().next().value!
+      this.vectors.delete(oldest)
+      this.words -= dropped.ids.length
+    }
+    return vector
+  }
+
+  /** Forgets the vectors (the term ids by term stay: a dictionary's, not a page's). */
+  clear(): void {
+    this.vectors.clear()
+    this.words = 0
+  }
+}
+
+const termVectors = new WeakMap<SearchIndex, TermVectors>()
+const vectorsOf = (index: SearchIndex): TermVectors => {
+  let vectors = termVectors.get(index)
+  if (vectors === undefined) {
+    vectors = new TermVectors(index)
+    termVectors.set(index, vectors)
+  }
+  return vectors
+}
+
+/** Forgets the pages' term vectors kept for `index` (benches time expansion from a cold start with it). */
+export const forgetTermVectors = (index: SearchIndex): void => termVectors.get(index)?.clear()
 
 /** A query planned for expansion: its own plan and the expanded query ranked in its place. */
 export interface ExpandedPlan {
@@ -70,34 +153,26 @@ export const expandQuery = (index: SearchIndex, keywords: string, settings: Expa
   if (feedback.docs.length === 0) return { plan, expanded: query, added: [] }
 
   // The relevance model: per word, the sum over feedback pages of (its count / page length) * page score.
-  const model = new Map<string, number>()
-  const analyzer = analyzerOf(index)
-  const counts = new Map<string, number>()
+  const model = new Map<number, { weight: number }>()
+  const vectors = vectorsOf(index)
   for (let i = 0; i < feedback.docs.length; i++) {
-    const doc = feedback.docs[i]!
-    const score = feedback.scores[i]!
-    counts.clear()
-    let length = 0
-    const text = `${index.parts.pages.get(doc, PageField.Title)}\n${index.parts.pages.getPart(doc, PageField.Text, 0, feedbackChars * 3)}`
-    analyzer.analyze(text.length > feedbackChars ? text.slice(0, feedbackChars) : text, (term) => {
-      length++
-      counts.set(term, (counts.get(term) ?? 0) + 1)
-    })
+    const { ids, counts, length } = vectors.of(feedback.docs[i]!)
     if (length === 0) continue
-    for (const [term, count] of counts) {
-      if (!feedbackWord.test(term)) continue
-      model.set(term, (model.get(term) ?? 0) + (count / length) * score)
+    const share = feedback.scores[i]! / length
+    for (let t = 0; t < ids.length; t++) {
+      const entry = model.get(ids[t]!)
+      if (entry === undefined) model.set(ids[t]!, { weight: counts[t]! * share })
+      else entry.weight += counts[t]! * share
     }
   }
 
   // The strongest words on few enough pages; weights scaled to sum 1.
   const maxPages = Math.max(1, Math.floor(maxPageShare * web.documentCount))
-  const chosen: Array<{ id: number; term: string; weight: number }> = []
-  for (const [term, weight] of [...model].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
+  const chosen: Array<{ id: number; weight: number }> = []
+  for (const [id, weight] of strongest(model, settings.terms + candidateMargin)) {
     if (chosen.length >= settings.terms) break
-    const id = web.lookup(term)
-    if (id < 0 || web.arrays.termDf[id]! > maxPages) continue
-    chosen.push({ id, term, weight })
+    if (web.arrays.termDf[id]! > maxPages) continue
+    chosen.push({ id, weight })
   }
   const total = chosen.reduce((sum, t) => sum + t.weight, 0)
   if (total <= 0) return { plan, expanded: query, added: [] }
@@ -117,8 +192,49 @@ export const expandQuery = (index: SearchIndex, keywords: string, settings: Expa
   return {
     plan,
     expanded: { ...query, terms },
-    added: chosen.map((t) => ({ term: t.term, weight: t.weight * scale }))
+    added: chosen.map((t) => ({ term: web.termText(t.id), weight: t.weight * scale }))
   }
+}
+
+/** Words looked at beyond the number added, for those the df rule leaves out. */
+const candidateMargin = 54
+
+/**
+ * The `n` heaviest words of the model, heaviest first (ties by term id, that is in word order): a bounded heap over
+ * the model rather than a sort of all of it.
+ */
+const strongest = (model: ReadonlyMap<number, { readonly weight: number }>, n: number): Array<[number, number]> => {
+  const before = (a: [number, number], b: [number, number]) => a[1] > b[1] || (a[1] === b[1] && a[0] < b[0])
+  // A min-heap by that order: its root is the lightest word kept.
+  const heap: Array<[number, number]> = []
+  const down = (i: number) => {
+    for (;;) {
+      let least = i
+      const l = 2 * i + 1
+      const r = l + 1
+      if (l < heap.length && before(heap[least]!, heap[l]!)) least = l
+      if (r < heap.length && before(heap[least]!, heap[r]!)) least = r
+      if (least === i) return
+      ;[heap[i], heap[least]] = [heap[least]!, heap[i]!]
+      i = least
+    }
+  }
+  for (const [term, { weight }] of model) {
+    const entry: [number, number] = [term, weight]
+    if (heap.length < n) {
+      heap.push(entry)
+      for (let i = heap.length - 1; i > 0;) {
+        const parent = (i - 1) >> 1
+        if (!before(heap[parent]!, heap[i]!)) break
+        ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
+        i = parent
+      }
+    } else if (before(entry, heap[0]!)) {
+      heap[0] = entry
+      down(0)
+    }
+  }
+  return heap.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0))
 }
 
 /** The best `k` pages of a query as search ranks them: BM25F, then proximity on the best 15. */
@@ -137,7 +253,9 @@ const retrieve = (index: SearchIndex, query: CompiledQuery, k: number): RankedDo
 export const rankExpanded = (index: SearchIndex, expansion: ExpandedPlan, k: number): RankedDocuments => {
   const proximity = index.options.proximity
   const web = index.parts.web
-  const ranked = rankTopK(web, expansion.expanded, proximity > 0 ? Math.max(k, proximityDepth) : k, index.parts.pageCluster)
+  // Term at a time where the query allows it: the added words are many and light, and MaxScore,
+  // whose choice is fitted to queries as typed, takes longer over them (same pages, same scores).
+  const ranked = rankTopK(web, expansion.expanded, proximity > 0 ? Math.max(k, proximityDepth) : k, index.parts.pageCluster, "termAtATime")
   // Proximity and term masks by the query's own words, scores kept from the expanded ranking.
   const reranked = rerankByProximity(web, expansion.plan.query, ranked, proximity)
   if (reranked.docs.length <= k) return reranked

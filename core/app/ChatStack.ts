@@ -68,7 +68,8 @@ export const groundingSettingsOf = (chat: ChatConfig | undefined): GroundingSett
     pageChars: g?.pageChars ?? d.pageChars,
     deadlineMs: g?.deadlineMs ?? d.deadlineMs,
     maxToolRounds: g?.maxToolRounds ?? d.maxToolRounds,
-    serverTools: g?.serverTools ?? d.serverTools
+    serverTools: g?.serverTools ?? d.serverTools,
+    expand: g?.expand ?? d.expand
   }
 }
 

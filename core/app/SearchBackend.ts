@@ -17,9 +17,11 @@ import { OpenSearchSearch } from "../backends/search/OpenSearchSearch.ts"
 import { sampleDocuments } from "../backends/SampleDocuments.ts"
 import { federatedLayer, type ProviderSettings, SearchProviders } from "../backends/search/SearchProviders.ts"
 import type { SearchConfig } from "../config/ConfigFile.ts"
+import type { ExpansionConfig } from "../config/ExpansionConfig.ts"
 import type { OpenSearchConfig } from "../config/OpenSearchConfig.ts"
 import { describeReadError, readSettingFile, SettingsError } from "../config/Settings.ts"
 import type { IndexDocument } from "../index/Document.ts"
+import { defaultExpansionSettings, type ExpansionSettings } from "../index/Expansion.ts"
 import type { SearchIndex } from "../index/SearchIndex.ts"
 import { SnapshotError } from "../index/Snapshot.ts"
 import { decodeSnapshotFast } from "../index/SnapshotLoad.ts"
@@ -34,10 +36,13 @@ import { IndexStatus } from "./IndexStatus.ts"
 export type SearchServices = WebSearch | ImageSearch
 
 export type SearchChoice =
-  /** The engine over a snapshot file path or http(s) URL; `warmUpMs`: warm-up queries once it is opened (default 0, none). */
-  | { readonly _tag: "Engine"; readonly snapshot: string; readonly warmUpMs?: number }
+  /**
+   * The engine over a snapshot file path or http(s) URL; `warmUpMs`: warm-up queries once it is
+   * opened (default 0, none); `expansion`: how `expand` expands a query (default RM3's).
+   */
+  | { readonly _tag: "Engine"; readonly snapshot: string; readonly warmUpMs?: number; readonly expansion?: ExpansionSettings }
   /** The engine over snapshot bytes the caller holds. */
-  | { readonly _tag: "EngineBytes"; readonly bytes: Uint8Array; readonly warmUpMs?: number }
+  | { readonly _tag: "EngineBytes"; readonly bytes: Uint8Array; readonly warmUpMs?: number; readonly expansion?: ExpansionSettings }
   /** Term overlap over documents; Periscope's own sample pages when none are given. */
   | { readonly _tag: "Fixture"; readonly documents: ReadonlyArray<IndexDocument> }
   /** Term overlap over the documents of a JSONL file. */
@@ -167,7 +172,7 @@ const warmedUp = (index: SearchIndex, ms: number | undefined) =>
     (report) => Effect.logInfo(`search: warmed up with ${report.queries} queries in ${Math.round(report.ms)} ms`)
   )
 
-const engineFromLocation = (location: string, warmUpMs: number | undefined, hooks: EngineHooks) => {
+const engineFromLocation = (location: string, warmUpMs: number | undefined, hooks: EngineHooks, expansion: ExpansionSettings | undefined) => {
   const load = Effect.gen(function*() {
     if (hooks.prepare !== undefined) yield* hooks.prepare(location)
     const index = yield* loadIndex(location, hooks, false)
@@ -176,7 +181,7 @@ const engineFromLocation = (location: string, warmUpMs: number | undefined, hook
     const status = yield* Effect.serviceOption(IndexStatus)
     if (status._tag === "Some") yield* status.value.loaded({ documents: index.documentCount, images: index.imageCount })
     const journal = isUrl(location) ? undefined : yield* fileJournal(addedPagesPath(location))
-    return EngineSearch.layer(index, { journal })
+    return EngineSearch.layer(index, { journal, expansion })
   })
   const engine = Layer.unwrap(load)
   return hooks.reloads === undefined ? engine : Layer.merge(engine, reloadOn(location, hooks.reloads, hooks).pipe(Layer.provide(engine)))
@@ -189,11 +194,11 @@ export const searchLayer = (
 ): Layer.Layer<SearchServices, SettingsError, FileSystem.FileSystem | HttpClient.HttpClient> => {
   switch (choice._tag) {
     case "Engine":
-      return engineFromLocation(choice.snapshot, choice.warmUpMs, hooks)
+      return engineFromLocation(choice.snapshot, choice.warmUpMs, hooks, choice.expansion)
     case "EngineBytes":
       return Layer.unwrap(Effect.map(
         Effect.tap(decodeOrFail("bytes", choice.bytes), (index) => warmedUp(index, choice.warmUpMs)),
-        (index) => EngineSearch.layer(index)
+        (index) => EngineSearch.layer(index, { expansion: choice.expansion })
       ))
     case "Fixture":
       return FixtureSearch.layer(choice.documents)
@@ -226,11 +231,15 @@ export const searchChoiceOf = (search: {
   readonly documents: string | undefined
   readonly opensearch?: OpenSearchConfig | undefined
   readonly warmUpMs?: number | undefined
+  readonly expansion?: ExpansionConfig | undefined
 }, defaultSnapshot: string | undefined, defaultWarmUpMs = 0): SearchChoice => {
   if (search.backend === "opensearch" && search.opensearch !== undefined) return { _tag: "OpenSearch", config: search.opensearch }
   if (search.backend === "engine") {
     const snapshot = search.snapshot ?? defaultSnapshot
-    if (snapshot !== undefined) return { _tag: "Engine", snapshot, warmUpMs: search.warmUpMs ?? defaultWarmUpMs }
+    if (snapshot !== undefined) {
+      const expansion = search.expansion === undefined ? {} : { expansion: { ...defaultExpansionSettings, ...search.expansion } }
+      return { _tag: "Engine", snapshot, warmUpMs: search.warmUpMs ?? defaultWarmUpMs, ...expansion }
+    }
   }
   if (search.backend === "fixture" && search.documents !== undefined) return { _tag: "FixtureFile", path: search.documents }
   return { _tag: "Fixture", documents: sampleDocuments }

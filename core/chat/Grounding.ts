@@ -11,7 +11,8 @@
  *
  * The request's controls go to the search: allowed domains (includeDomains: each source asked
  * in its own terms, hits elsewhere left out), recency (freshness), max_results, and the web
- * plugin's engine (one configured source).
+ * plugin's engine (one configured source); with `expand` set, the local index expands the search
+ * made from the user's message.
  *
  * It also runs the server tools (web_search, web_fetch) the model calls; their results are
  * numbered in the same registry, so citations of them are verified the same way. A web_search
@@ -42,6 +43,8 @@ export interface GroundingSettings {
   readonly maxToolRounds: number
   /** Offer web_search and web_fetch to the model on every request. */
   readonly serverTools: boolean
+  /** Expand the search made from the user's message (the local index's query expansion, webSearch's `expand`). */
+  readonly expand: boolean
 }
 
 export const defaultGroundingSettings: GroundingSettings = {
@@ -51,7 +54,8 @@ export const defaultGroundingSettings: GroundingSettings = {
   pageChars: 4_000,
   deadlineMs: 8_000,
   maxToolRounds: 3,
-  serverTools: false
+  serverTools: false,
+  expand: false
 }
 
 /** How the retrieval went, shown in `periscope_grounding.retrieval`. */
@@ -216,7 +220,8 @@ const makeGrounding = (
       ...(region === undefined ? {} : { region }),
       ...(domains.length === 0 ? {} : { includeDomains: domains }),
       ...(options?.search_recency_filter === undefined ? {} : { freshness: options.search_recency_filter }),
-      ...(sources === undefined ? {} : { sources })
+      ...(sources === undefined ? {} : { sources }),
+      ...(settings.expand ? { expand: true } : {})
     }).pipe(
       Effect.timeoutOption(settings.deadlineMs),
       Effect.result

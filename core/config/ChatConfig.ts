@@ -101,8 +101,10 @@ export const GroundingConfig = Schema.Struct({
   /** Rounds of server tool calls per answer (default 3). */
   maxToolRounds: optionalKey(ruledNumber("must be an integer from 0 to 10", { integer: true, min: 0, max: 10 })),
   /** Offer web_search and web_fetch to the model on every request (default false). */
-  serverTools: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" }))
-}).annotate({ message: "must be an object {contextSize?, maxResults?, fetchTopPages?, pageChars?, deadlineMs?, maxToolRounds?, serverTools?}" })
+  serverTools: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
+  /** Expand the search made from the user's message (query expansion, as webSearch's expand: true; default false). */
+  expand: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" }))
+}).annotate({ message: "must be an object {contextSize?, maxResults?, fetchTopPages?, pageChars?, deadlineMs?, maxToolRounds?, serverTools?, expand?}" })
 export type GroundingConfig = typeof GroundingConfig.Type
 
 const limitRule = (limit: keyof ValidationLimits, min = 1) => {

@@ -8,6 +8,7 @@ import { PROVIDER_KINDS, SearchProviders } from "../backends/search/SearchProvid
 import { ruledNumber, ruledString } from "../schema/Rules.ts"
 import { ChatConfig } from "./ChatConfig.ts"
 import { EmbeddingsConfig, RerankerConfig } from "./EmbeddingsConfig.ts"
+import { ExpansionConfig } from "./ExpansionConfig.ts"
 import { FetchConfig } from "./FetchConfig.ts"
 import { JobsConfig } from "./JobsConfig.ts"
 import { McpConfig } from "./McpConfig.ts"
@@ -70,6 +71,8 @@ export const SearchConfig = Schema.Struct({
   embeddings: optionalKey(EmbeddingsConfig),
   /** A /rerank endpoint that reorders the best results (docs/hybrid.md). */
   reranker: optionalKey(RerankerConfig),
+  /** Query expansion's depths and weights, for searches that ask for `expand` (docs/indexing.md). */
+  expansion: optionalKey(ExpansionConfig),
   /** The whole search request waits no longer than this for any source. Default 5000. */
   deadlineMs: optionalKey(ruledNumber("must be an integer from 1 to 120000", { integer: true, min: 1, max: 120_000 })),
   /** RRF weight of the local index. Default 1. */

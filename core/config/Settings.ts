@@ -9,6 +9,7 @@ import { decodeJsonText, decoderFor } from "../schema/Decode.ts"
 import type { InvalidInput } from "../schema/InvalidInput.ts"
 import { DEFAULT_REQUESTS_PER_MINUTE } from "../auth/KeyRecord.ts"
 import { ConfigFile } from "./ConfigFile.ts"
+import type { ExpansionConfig } from "./ExpansionConfig.ts"
 import { type ObservabilitySettings, observabilitySettingsOf } from "./ObservabilityConfig.ts"
 import type { OpenSearchConfig } from "./OpenSearchConfig.ts"
 import { type StoreSettings, storeSettingsOf } from "./StoreConfig.ts"
@@ -41,6 +42,8 @@ export interface Settings {
     readonly warmUpMs: number | undefined
     /** The opensearch backend's cluster and index (credentials are environment variable names). */
     readonly opensearch?: OpenSearchConfig | undefined
+    /** The engine's query expansion (`expand: true`): its depths and weights as configured. */
+    readonly expansion?: ExpansionConfig | undefined
   }
   readonly configFile: string | undefined
   /** Shared state: memory, or Redis (PERISCOPE_REDIS_URL / store.redisUrl, kept Redacted). */
@@ -147,7 +150,8 @@ export const settingsOf = (
     snapshot: file.search?.snapshot,
     documents: file.search?.documents,
     warmUpMs: file.search?.warmUpMs,
-    opensearch: file.search?.opensearch
+    opensearch: file.search?.opensearch,
+    expansion: file.search?.expansion
   },
   configFile: env.configFile,
   store: storeSettingsOf(file.store, env.redisUrl),

@@ -5,13 +5,15 @@
  * (in that language's analysis, or English's in a snapshot written before languages), and only
  * those pages answer. Otherwise, an index whose pages all got one analysis reads the query in it
  * (the usual case: a query is never misread on a one-language index). An index with pages of
- * several, each a real share of it (`minorShare`), reads the query's words in each of them, so
- * that a page of any of them answers to the words as its own analysis reads them (a manual half
- * translated is searched whole); its quoted phrases, which must match as one run of words, are
- * read in the language detected from the query when it has letters enough for a guess
- * (LanguageDetection.queryDetectionLetters) and the index has such a share of pages in it, else
- * in the index's main language (the analysis most of its pages got). A few pages in another
- * language (a misdetected page of code, a quotation) cost queries nothing.
+ * several, each a real share of it (`minorShare`), reads the query in the language detected
+ * from it when it has letters enough for a guess (LanguageDetection.queryDetectionLetters) and
+ * the index has such a share of pages in it, else in the index's main language (the analysis
+ * most of its pages got). A few pages in another language (a misdetected page of code, a
+ * quotation) cost queries nothing.
+ *
+ * One reading, not one per language: reading a query in every language the index has found its
+ * words' look-alikes on the pages of the others (Spanish "imagen" read as English matches every
+ * English page about images), and known pages ranked lower on the languages bench.
  */
 import { analysisForLanguage, analysisNamed, englishAnalysis, type LanguageAnalysis } from "./analysis/LanguageAnalysis.ts"
 import { detectQueryLanguage } from "./analysis/LanguageDetection.ts"
@@ -25,10 +27,8 @@ export interface QueryOptions {
 }
 
 export interface QueryReading {
-  /** The analysis the query gets: its phrases, and its words (with `others`). */
+  /** The analysis the query's words get. */
   readonly analysis: LanguageAnalysis
-  /** The other analyses its free words and exclusions are read in too. */
-  readonly others: ReadonlyArray<LanguageAnalysis>
   /** The language pages must be in (a primary subtag), or undefined for any. */
   readonly language: string | undefined
 }
@@ -67,22 +67,20 @@ export const readQuery = (
   if (typeof asked === "string") {
     const language = primaryLanguage(asked) ?? "?"
     const name = analysisOf(language)
-    return { analysis: (name === undefined ? undefined : analysisNamed(name)) ?? analysisForLanguage(language), others: [], language }
+    return { analysis: (name === undefined ? undefined : analysisNamed(name)) ?? analysisForLanguage(language), language }
   }
   const main = mainAnalysis(counts)
   if (counts.size > 1) {
     let pages = 0
     for (const count of counts.values()) pages += count
-    const shared: Array<LanguageAnalysis> = []
-    for (const [name, count] of counts) {
-      const analysis = analysisNamed(name)
-      if (analysis !== undefined && count >= pages * minorShare) shared.push(analysis)
-    }
-    if (shared.length > 1) {
-      const detected = parsed.phrases.length === 0 ? undefined : detectQueryLanguage([parsed.words, ...parsed.phrases].join(" "))
-      const analysis = shared.find((a) => detected !== undefined && a.name === analysisForLanguage(detected).name) ?? main
-      return { analysis, others: shared.filter((a) => a !== analysis), language: undefined }
+    const shared = (name: string) => (counts.get(name) ?? 0) >= pages * minorShare
+    let languages = 0
+    for (const name of counts.keys()) if (shared(name)) languages++
+    if (languages > 1) {
+      const detected = detectQueryLanguage([parsed.words, ...parsed.phrases].join(" "))
+      const analysis = detected === undefined ? undefined : analysisForLanguage(detected)
+      if (analysis !== undefined && shared(analysis.name)) return { analysis, language: undefined }
     }
   }
-  return { analysis: main, others: [], language: undefined }
+  return { analysis: main, language: undefined }
 }

@@ -412,15 +412,9 @@ export class SearchIndex {
     const inLanguage = reading.language === undefined ? undefined : this.languageFilter(reading.language, images)
     if (inLanguage === null) return undefined
     const analyzer = this.analyzerOf(reading.analysis)
-    const readers = [analyzer, ...reading.others.map((other) => this.analyzerOf(other))]
     const weights = new Map<number, number>()
     const addTerm = (id: number) => weights.set(id, (weights.get(id) ?? 0) + 1)
-    // The words as each analysis reads them: a term that several readings give counts once (as often as one of them repeats it).
-    for (const reader of readers) {
-      const counts = new Map<number, number>()
-      for (const term of this.resolve(index, reader, parsed.words, known)) if (term.id >= 0) counts.set(term.id, (counts.get(term.id) ?? 0) + 1)
-      for (const [id, count] of counts) weights.set(id, Math.max(weights.get(id) ?? 0, count))
-    }
+    for (const term of this.resolve(index, analyzer, parsed.words, known)) if (term.id >= 0) addTerm(term.id)
     const phrases: Array<Phrase> = []
     const requiredTermIds: Array<number> = []
     for (const text of parsed.phrases) {
@@ -441,17 +435,10 @@ export class SearchIndex {
       for (const [id] of ranked.slice(maxQueryTerms)) if (!required.has(id)) weights.delete(id)
     }
     const excluded: Array<Phrase> = []
-    const excludedKeys = new Set<string>()
     for (const text of parsed.excluded) {
-      for (const reader of readers) {
-        const terms = this.resolve(index, reader, text, known)
-        if (terms.length === 0 || terms.some((t) => t.id < 0)) continue // cannot occur in any document
-        const phrase = { termIds: terms.map((t) => t.id), offsets: terms.map((t) => t.position - terms[0]!.position) }
-        const key = `${phrase.termIds.join(",")}/${phrase.offsets.join(",")}`
-        if (excludedKeys.has(key)) continue
-        excludedKeys.add(key)
-        excluded.push(phrase)
-      }
+      const terms = this.resolve(index, analyzer, text, known)
+      if (terms.length === 0 || terms.some((t) => t.id < 0)) continue // cannot occur in any document
+      excluded.push({ termIds: terms.map((t) => t.id), offsets: terms.map((t) => t.position - terms[0]!.position) })
     }
     const site = this.siteFilter(parsed.sites, parsed.excludedSites, images)
     if (site === null) return undefined

@@ -144,8 +144,9 @@ describe("pages in several languages", () => {
     expect(links(index, "kopieren Dateien copying files fichiers", "fr")).toEqual(["https://docs.example/fr/copier"])
     // A language no page is in: nothing, not everything.
     expect(links(index, "kopieren", "pl")).toEqual([])
-    // Without the option, pages of every language answer.
-    expect(links(index, "kopieren Dateien copying files fichiers")).toEqual(["https://docs.example/at/short", "https://docs.example/de/kopieren", "https://docs.example/en/copy", "https://docs.example/fr/copier"])
+    // Without the option, pages of any language answer (the query is read in one: a page of
+    // another answers on the words both analyses leave alike).
+    expect(links(index, "kopieren Dateien copying files fichiers")).toEqual(expect.arrayContaining(["https://docs.example/de/kopieren", "https://docs.example/fr/copier"]))
     expect(index.searchImages("kopieren copying", 10, { language: "de" }).map((h) => h.url)).toEqual(["https://docs.example/de/kopieren.png"])
     expect(index.rank("files Dateien", 10, { language: "en" }).map((r) => r.url)).toEqual(["https://docs.example/en/copy"])
   })
@@ -158,23 +159,18 @@ describe("pages in several languages", () => {
     expect(links(index, "l'répertoire fichier", "fr")).toEqual(["https://docs.example/fr/copier"])
   })
 
-  it("reads a query without a language in each language the index has, its phrases in the one detected", () => {
-    const reading = index.reading(parseQuery("Verzeichnisse rekursiv kopieren"), {})
-    expect([reading.analysis, ...reading.others].map((a) => a.name).sort()).toEqual(["de", "en", "fr"])
-    // Each page answers to the words as its own analysis reads them.
-    expect(links(index, "Verzeichnis copying fichier")).toEqual(["https://docs.example/de/kopieren", "https://docs.example/en/copy", "https://docs.example/fr/copier"])
-    // A phrase is one run of words: read in the language detected, when the query has letters enough.
-    expect(index.reading(parseQuery(`"copier les répertoires" récursivement`), {}).analysis.name).toBe("fr")
-    expect(index.reading(parseQuery(`"Verzeichnisse rekursiv" kopieren`), {}).analysis.name).toBe("de")
-    expect(index.reading(parseQuery(`"Datei"`), {}).analysis.name).toBe(index.reading(parseQuery("x"), {}).analysis.name)
-    expect(links(index, `"Verzeichnisse rekursiv"`)).toEqual(["https://docs.example/de/kopieren"])
+  it("reads a query without a language in the language detected, when it has letters enough", () => {
+    expect(index.reading(parseQuery("Verzeichnisse rekursiv kopieren"), {}).analysis.name).toBe("de")
+    expect(index.reading(parseQuery("copier les répertoires récursivement"), {}).analysis.name).toBe("fr")
+    // Too short to tell: the index's main language.
+    expect(index.reading(parseQuery("Datei"), {}).analysis.name).toBe(index.reading(parseQuery("x"), {}).analysis.name)
+    expect(links(index, "Verzeichnis rekursiv kopieren")).toContain("https://docs.example/de/kopieren")
   })
 
   it("reads every query of a one-language index in that language, whatever it looks like", () => {
     const only = build([{ url: "https://de.example/a", title: "Dateien kopieren", text: german }])
     expect([...only.analysisCounts]).toEqual([["de", 1]])
-    const reading = only.reading(parseQuery(`"copying the selected files" recursively`), {})
-    expect([reading.analysis.name, reading.others.length]).toEqual(["de", 0])
+    expect(only.reading(parseQuery("copying the selected files recursively"), {}).analysis.name).toBe("de")
     expect(links(only, "Verzeichnis")).toEqual(["https://de.example/a"])
   })
 

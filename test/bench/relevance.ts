@@ -28,6 +28,11 @@
  * Hybrid rows (BM25F fused with an embedding model's vectors, and reranked): only when an
  * embedding server is named by PERISCOPE_BENCH_EMBEDDINGS_URL and _MODEL (support/hybridRelevance.ts).
  *
+ * Did you mean rows (support/spellingRelevance.ts): every query with one seeded typo, with and
+ * without spelling, beside Xapian with and without its spelling correction; the clean queries
+ * through spelling. Expansion rows (support/expansionRelevance.ts): RM3 beside Xapian's ESet, and
+ * grounding's sources with expand; with what each costs a query.
+ *
  * Run: node test/bench/relevance.ts
  */
 import { create, insertMultiple, search as oramaSearch } from "@orama/orama"
@@ -39,11 +44,13 @@ import { defaultEngineOptions, type EngineOptions, IndexBuilder } from "../../co
 import { EngineSearch } from "../../core/backends/EngineSearch.ts"
 import { queryOf } from "../../core/chat/GroundedAnswer.ts"
 import { DEFAULT_MAX_RESULTS, selectSources } from "../../core/chat/GroundingSources.ts"
+import { expansionRows, rankedUrls } from "./support/expansionRelevance.ts"
 import { postSearch, startLiveServer } from "../search/liveSearchServer.ts"
 import { hybridRuns } from "./support/hybridRelevance.ts"
 import { type HighlightRelevance, measureHighlights } from "./support/highlightRelevance.ts"
 import { evaluateRun, type Scores } from "./support/metrics.ts"
 import { type Collection, loadCollection } from "./support/smart.ts"
+import { spellingRows } from "./support/spellingRelevance.ts"
 import { xapianMissing, xapianRanking } from "./support/xapianPeer.ts"
 
 const depth = 1000
@@ -208,8 +215,8 @@ const xapianRuns = (c: Collection): Array<[string, Run]> => {
 
 const format = (x: number) => x.toFixed(4)
 
-/** Precision@N and recall@N of the sources grounding selects, per search_context_size. */
-const groundingRetrieval = (c: Collection): Array<{ size: string; n: number; precision: number; recall: number; queries: number }> => {
+/** Precision@N and recall@N of the sources grounding selects, per search_context_size; `expand`: its search expanded. */
+const groundingRetrieval = (c: Collection, expand = false): Array<{ size: string; n: number; precision: number; recall: number; queries: number }> => {
   const builder = new IndexBuilder()
   builder.add(c.documents.map((d) => ({ url: docUrl(c.name, d.id), title: d.title, text: d.text })))
   const index = builder.build()
@@ -224,7 +231,7 @@ const groundingRetrieval = (c: Collection): Array<{ size: string; n: number; pre
       const relevant = [...gains.values()].filter((g) => g > 0).length
       if (relevant === 0) continue
       const query = queryOf([{ role: "user", content: q.text }])
-      const hits = index.rank(plainQuery(query), n * 2).map((r) => ({ title: "", link: r.url, snippet: "", date: null }))
+      const hits = rankedUrls(index, plainQuery(query), n * 2, expand).map((link) => ({ title: "", link, snippet: "", date: null }))
       const sources = selectSources(hits, n)
       const found = sources.filter((s) => (gains.get(idOfUrl(s.link)) ?? 0) > 0).length
       precision += found / n
@@ -284,6 +291,10 @@ const main = async () => {
     for (const [name, run] of await federationRuns(c)) judge(name, run)
     for (const [name, run] of xapianRuns(c)) judge(name, run)
     for (const [name, run] of await hybridRuns(c, docUrl, idOfUrl, plainQuery, depth)) judge(name, run)
+    const spelling = spellingRows(c, docUrl, idOfUrl, plainQuery, depth, titleWeight, 56)
+    for (const [name, run] of spelling.rows) judge(name, run)
+    const expansion = expansionRows(c, docUrl, idOfUrl, plainQuery, depth, titleWeight)
+    for (const [name, run] of expansion.rows) judge(name, run)
     console.log(`\n${c.name}: ${c.documents.length} documents, ${rows[0]![1].queries} judged queries`)
     console.log(`| engine | nDCG@10 | MAP@1000 | Recall@100 |\n|---|---|---|---|`)
     for (const [name, s] of rows) console.log(`| ${name} | ${format(s.ndcg10)} | ${format(s.map)} | ${format(s.recall100)} |`)
@@ -296,13 +307,38 @@ const main = async () => {
     console.log(`Periscope vs best peer nDCG@10: ${format(best)} vs ${format(peersBest)} (${best > peersBest ? "Periscope best" : "PEER BETTER"})`)
     const federated = rows[7]![1].ndcg10 / rows[6]![1].ndcg10
     console.log(`Federation: fused halves vs full index nDCG@10 = ${format(rows[7]![1].ndcg10)} vs ${format(rows[6]![1].ndcg10)} (${federated.toFixed(3)}x, target >= 0.95x)`)
-    console.log(`\nRetrieval for grounding (${c.name}): sources given to the model per search_context_size`)
-    console.log(`| search_context_size | sources N | precision@N | recall@N |\n|---|---|---|---|`)
-    for (const r of groundingRetrieval(c)) console.log(`| ${r.size} | ${r.n} | ${format(r.precision)} | ${format(r.recall)} |`)
+    const scores = (name: string) => rows.find(([n]) => n === name)![1]
+    const typoOn = scores("Periscope, one typo per query, spelling on").ndcg10
+    const typoOff = scores("Periscope, one typo per query, spelling off").ndcg10
+    const cleanOn = scores("Periscope, clean queries, spelling on").ndcg10
+    const recovered = typoOn / best
+    const cleanKept = cleanOn >= best
+    console.log(
+      `Did you mean: one typo per query nDCG@10 ${format(typoOn)} with spelling, ${format(typoOff)} without: ${recovered.toFixed(3)}x the clean queries' ` +
+        `(target >= 0.9x); clean queries through spelling ${format(cleanOn)} vs ${format(best)} (${cleanKept ? "nothing lost" : "LOST"}); ` +
+        `typos corrected back ${spelling.fixed}/${spelling.queries}, a corrected query searched for ${spelling.searched}; ` +
+        `spelling per query (median) ${spelling.cleanMicros.toFixed(1)} µs clean, ${spelling.typoMicros.toFixed(1)} µs misspelt`
+    )
+    const rm3 = rows.find(([n]) => n.startsWith("Periscope + RM3"))![1]
+    const eset = rows.find(([n]) => n.startsWith("Xapian 1.4 BM25 + its ESet"))?.[1]
+    const xapian = rows.find(([n]) => n.startsWith("Xapian 1.4 BM25 (Porter"))?.[1]
+    const wins = rm3.ndcg10 > best && rm3.map > rows[0]![1].map
+    console.log(
+      `Expansion: nDCG@10 ${format(rm3.ndcg10)} vs ${format(best)}, MAP ${format(rm3.map)} vs ${format(rows[0]![1].map)} (${wins ? "wins on both" : "DOES NOT WIN on both"})` +
+        (eset === undefined || xapian === undefined ? "" : `; Xapian's ESet nDCG@10 ${format(eset.ndcg10)} vs ${format(xapian.ndcg10)}, MAP ${format(eset.map)} vs ${format(xapian.map)}`) +
+        `; a query served (10 results, snippets, median) ${expansion.expandedMs.toFixed(3)} ms expanded vs ${expansion.plainMs.toFixed(3)} ms (${(expansion.expandedMs / expansion.plainMs).toFixed(2)}x, target <= 3x)`
+    )
+    console.log(`\nRetrieval for grounding (${c.name}): sources given to the model per search_context_size, the search as typed and expanded`)
+    console.log(`| search_context_size | sources N | precision@N | recall@N | precision@N expanded | recall@N expanded |\n|---|---|---|---|---|---|`)
+    const groundingExpanded = groundingRetrieval(c, true)
+    groundingRetrieval(c).forEach((r, i) => {
+      const e = groundingExpanded[i]!
+      console.log(`| ${r.size} | ${r.n} | ${format(r.precision)} | ${format(r.recall)} | ${format(e.precision)} | ${format(e.recall)} |`)
+    })
     const highlightsOf = (titleCounts: boolean) =>
       measureHighlights(c, (id) => docUrl(c.name, id), idOfUrl, plainQuery, PASSAGE_BUDGETS, CONTEXT_BUDGETS, titleCounts)
     const highlightsBetter = reportHighlights(c.name, highlightsOf(false), highlightsOf(true))
-    if (!agree || best <= peersBest || !highlightsBetter) failures++
+    if (!agree || best <= peersBest || !highlightsBetter || recovered < 0.9 || !cleanKept) failures++
   }
   if (failures > 0) process.exitCode = 1
 }

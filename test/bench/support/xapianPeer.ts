@@ -53,12 +53,17 @@ export const runXapianBench = (
     return lastJsonLine<WorkerFigures>(out)
   })
 
-/** Ranked document ids per query id, `depth` deep, from Xapian's BM25 over title (x titleWeight) and text. */
+/**
+ * Ranked document ids per query id, `depth` deep, from Xapian's BM25 over title (x titleWeight)
+ * and text; with `feedback`, each query expanded by Xapian's ESet of its first documents' best
+ * terms; with `spelling`, each query corrected by Xapian's spelling correction first.
+ */
 export const xapianRanking = (
   documents: ReadonlyArray<{ readonly id: string; readonly title: string; readonly text: string }>,
   queries: ReadonlyArray<{ readonly id: string; readonly text: string }>,
   titleWeight: number,
-  depth: number
+  depth: number,
+  options: { readonly feedback?: { readonly documents: number; readonly terms: number }; readonly spelling?: boolean } = {}
 ): Map<string, Array<string>> =>
   withStopWords((stopWords, dir) => {
     const { k1, b } = defaultEngineOptions
@@ -66,7 +71,11 @@ export const xapianRanking = (
     const queriesPath = join(dir, "queries.json")
     writeFileSync(docsPath, documents.map((d) => JSON.stringify({ id: d.id, title: d.title, text: d.text })).join("\n") + "\n")
     writeFileSync(queriesPath, JSON.stringify(queries.map((q) => ({ id: q.id, text: q.text }))))
-    const out = execFileSync(python, [worker, "rank", docsPath, queriesPath, String(k1), String(b), String(titleWeight), stopWords, String(depth)], {
+    const extra = [
+      ...(options.feedback === undefined ? [] : [`expand=${options.feedback.documents}:${options.feedback.terms}`]),
+      ...(options.spelling === true ? [`spelling=${join(dir, "spelling-db")}`] : [])
+    ]
+    const out = execFileSync(python, [worker, "rank", docsPath, queriesPath, String(k1), String(b), String(titleWeight), stopWords, String(depth), ...extra], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
       maxBuffer: 256 << 20

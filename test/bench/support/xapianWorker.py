@@ -15,8 +15,17 @@ for each hit; "with snippets" also makes MSet.snippet over the stored text.
 Modes:
   bench <inmemory|glass> <corpus.jsonl> <queries.json> <db dir> <k1> <b> <stopwords.json> [max passages]
       prints one JSON line with the same figures as searchWorker.ts
-  rank <docs.jsonl> <queries.json> <k1> <b> <title weight> <stopwords.json> <depth>
-      docs are {id, title, text}; queries [{id, text}]; prints {query id: [doc ids]} (relevance)
+  rank <docs.jsonl> <queries.json> <k1> <b> <title weight> <stopwords.json> <depth> [expand=<docs>:<terms>] [spelling=<db dir>]
+      docs are {id, title, text}; queries [{id, text}]; prints {query id: [doc ids]} (relevance).
+      expand: Xapian's own query expansion, its ESet of the best <terms> terms of the query's
+      first <docs> documents (an RSet), added to the query with OP_OR as Xapian's documentation
+      does relevance feedback, the expanded query ranked again.
+      spelling: Xapian's own spelling correction (the words indexed with FLAG_SPELLING, the query
+      parsed with FLAG_SPELLING_CORRECTION, its corrected query string searched when it gives
+      one), on a glass database in <db dir> (the in-memory backend keeps no spelling data).
+      Terms are stemmed as Xapian's spelling correction expects (STEM_SOME: each word indexed
+      as typed and as a Z-prefixed stem, queries searching the stems): with STEM_ALL no word as
+      typed is a term, so it would "correct" every word.
 
 Must run under /usr/bin/python3 (Debian's modules).
 """
@@ -209,10 +218,21 @@ def bench(argv):
 
 def rank(argv):
     docs_path, queries_path, k1, b, title_weight, stopwords_path, depth = argv[:7]
+    options = dict(arg.split("=", 1) for arg in argv[7:])
+    feedback = tuple(int(x) for x in options["expand"].split(":")) if "expand" in options else None
+    spelling_dir = options.get("spelling")
     stemmer, stopper = analysis(stopwords_path)
     title_weight = int(title_weight)
-    db = xapian.WritableDatabase("", xapian.DB_BACKEND_INMEMORY)
+    if spelling_dir is None:
+        db = xapian.WritableDatabase("", xapian.DB_BACKEND_INMEMORY)
+    else:
+        shutil.rmtree(spelling_dir, ignore_errors=True)
+        db = xapian.WritableDatabase(spelling_dir, xapian.DB_CREATE_OR_OVERWRITE | xapian.DB_BACKEND_GLASS)
     tg = term_generator(stemmer, stopper)
+    if spelling_dir is not None:
+        tg.set_database(db)
+        tg.set_flags(xapian.TermGenerator.FLAG_SPELLING)
+        tg.set_stemming_strategy(xapian.TermGenerator.STEM_SOME)
     with open(docs_path, encoding="utf-8") as f:
         for line in f:
             if not line.strip():
@@ -226,14 +246,32 @@ def rank(argv):
             tg.index_text(d["text"])
             doc.set_data(d["id"])
             db.add_document(doc)
+    if spelling_dir is not None:
+        db.commit()
     qp = query_parser(db, stemmer, stopper)
+    if spelling_dir is not None:
+        qp.set_stemming_strategy(xapian.QueryParser.STEM_SOME)
     enquire = xapian.Enquire(db)
     enquire.set_weighting_scheme(xapian.BM25Weight(float(k1), 0, 1, float(b), 0.5))
     with open(queries_path) as f:
         queries = json.load(f)
+    flags = xapian.QueryParser.FLAG_DEFAULT | (xapian.QueryParser.FLAG_SPELLING_CORRECTION if spelling_dir is not None else 0)
     out = {}
     for q in queries:
-        enquire.set_query(qp.parse_query(q["text"]))
+        query = qp.parse_query(q["text"], flags)
+        corrected = qp.get_corrected_query_string() if spelling_dir is not None else b""
+        if corrected:
+            query = qp.parse_query(corrected, flags)
+        enquire.set_query(query)
+        if feedback is not None:
+            fb_docs, fb_terms = feedback
+            rset = xapian.RSet()
+            for m in enquire.get_mset(0, fb_docs):
+                rset.add_document(m.docid)
+            if not rset.empty():
+                terms = [item.term for item in enquire.get_eset(fb_terms, rset)]
+                if terms:
+                    enquire.set_query(xapian.Query(xapian.Query.OP_OR, query, xapian.Query(xapian.Query.OP_OR, terms)))
         out[q["id"]] = [m.document.get_data().decode() for m in enquire.get_mset(0, int(depth))]
     print(json.dumps(out), flush=True)
 

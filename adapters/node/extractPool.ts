@@ -35,8 +35,8 @@ export interface ExtractPoolOptions {
   readonly workers?: number | undefined
   /**
    * Pages in flight per worker (default 32). The read loop keeps answers in order, so pages done
-   * behind a slow one still count as in flight: with 8, one big page stalled both workers
-   * (1.59-1.85x on 2 cores, 1.71 cores busy); with 32, 1.87-2.03x (test/bench/ingest.ts).
+   * behind a slow one still count as in flight: with 8, one big page stalled both workers; 32
+   * keeps them busy (test/bench/ingest.ts, a worker per core against one thread).
    */
   readonly depth?: number | undefined
   /** Sees every worker the pool starts (tests watch them exit). */

@@ -8,8 +8,8 @@
  * One fiber, and a plain timer only while the pull waits: the Stream.merge of
  * the events with a timed keep-alive pull it replaces forked about six fibers
  * per stream (the merge's two sides, a race of a sleep and the shutdown) and
- * interrupted most of them at the end: 150 µs of a streamed answer's CPU one
- * at a time, a fifth of it under load (test/bench/gateway.ts, CPU per stream).
+ * interrupted most of them at the end, a large share of a streamed answer's
+ * CPU (test/bench/gateway.ts, CPU per stream).
  */
 import { Cause, Effect, Exit, type Fiber, Scope, Stream } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"

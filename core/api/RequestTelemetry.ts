@@ -6,7 +6,8 @@
  * Sampling is parent-based: a caller's traceparent flag decides, else a share
  * `traceSampleRatio` of requests is traced. An unsampled request runs with the
  * tracer off (no span objects but no-op ones, nothing exported, no traceparent
- * sent upstream): tracing every request cost about half the throughput.
+ * sent upstream): tracing every request costs much of the throughput
+ * (test/bench/http.ts --only observability).
  * Then:
  * Prometheus metrics by method, route and status, and one JSON access-log line
  * (time, method, route, status, ms, key name - never the key - and request id).
@@ -35,8 +36,8 @@ export interface TelemetryOptionsShape {
 
 /**
  * Share of requests traced when the caller sent no sampling decision. 1%: tracing every request
- * cost about half the webSearch throughput (test/bench/http.ts); a caller's sampled traceparent is
- * always followed, so one request can still be traced on demand.
+ * costs much of the webSearch throughput (test/bench/http.ts --only observability); a caller's
+ * sampled traceparent is always followed, so one request can still be traced on demand.
  */
 export const DEFAULT_TRACE_SAMPLE_RATIO = 0.01
 
@@ -85,7 +86,8 @@ const countRequest = (request: RequestHead, status: number, startedAt: number, c
 
 /**
  * New request ids: a random per-process prefix and a counter. Unique across instances and
- * restarts (64 random bits), and cheap: 12 random bytes per request took 2-3% of a webSearch.
+ * restarts (64 random bits), and cheap: random bytes drawn per request show in a webSearch's
+ * CPU (test/bench/http.ts).
  */
 const idPrefix = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("")
 let idCounter = 0
@@ -144,7 +146,7 @@ export const makeRequestInstrument: Effect.Effect<RequestInstrument> = Effect.ge
   const around = <A, E, R>(request: RequestHead, answer: Effect.Effect<A, E, R>, ops: AnswerOps<A>): Effect.Effect<A, E, R> => {
     // Metrics alone (the default, and every unsampled request without an access log): count and
     // time, nothing else. A request id, the principal cell and the response header serve logs and
-    // traces, and cost ~10% of a webSearch.
+    // traces only, and what they cost shows in a webSearch's CPU (test/bench/http.ts --only observability).
     const measured = (effect: Effect.Effect<A, E, R>) =>
       Effect.withFiber((fiber) => {
         const start = performance.now()

@@ -5,8 +5,9 @@
  * "chat.model.complete" / "chat.model.stream", upstream latency, time to first
  * token and tokens). Upstream HTTP requests get their own client spans from
  * the HttpClient. Streams are timed with plain counters per chunk, not a span
- * per chunk (Stream.withSpan costs about 1 µs per chunk, ChatGateway measured).
- * No span captures a stack trace: on the request path that was 6% of chat CPU (profiled).
+ * per chunk: a span's cost, paid per chunk, would show in a stream's CPU
+ * (test/bench/gateway.ts, CPU per stream). No span captures a stack trace: an
+ * Error built per request is dear on the request path.
  */
 import { type Context, Effect, type Fiber, Layer, Metric, Stream } from "effect"
 import { ApiKeys } from "../auth/ApiKeys.ts"
@@ -99,7 +100,7 @@ export const meteredChatModel = <E, R>(layer: Layer.Layer<ChatModel, E, R>): Lay
         supportsN: model.supportsN,
         // Without it the gateway knows only listed names, and reads `alias:online` as unknown.
         hasModel: model.hasModel,
-        // One step and the exit hook (an Effect step costs up to a microsecond of a request under load: test/bench/httpAB.ts).
+        // One step and the exit hook: this wraps every chat request.
         complete: (request) => {
           const timed = (fiber: Fiber.Fiber<unknown, unknown>, label: string) => {
             const start = performance.now()

@@ -2,7 +2,8 @@
  * Token buckets kept in this process: the arithmetic of Effect's RateLimiter
  * memory store and its token-bucket `consume` (same refill steps, same
  * retry-after), as plain code. Through the RateLimiter service one check made
- * two Duration objects, a tuple and four Effect steps: 3 µs of every request.
+ * two Duration objects, a tuple and four Effect steps, and every request pays
+ * for the check (test/bench/http.ts --only limiter).
  */
 
 interface Bucket {

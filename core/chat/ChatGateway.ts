@@ -162,9 +162,8 @@ const makeGateway = (
     }
   })
 
-  // Traced without Effect.fn: its call-site and span stack captures (two Errors per request) were
-  // about 3% of a chat request's CPU; the span keeps its name. One step up to the model's call
-  // (an Effect step costs up to a microsecond of a request under load: test/bench/httpAB.ts).
+  // Traced without Effect.fn, whose call-site and span stack captures are two Errors per request;
+  // the span keeps its name.
   const complete = (request: ChatRequest): Effect.Effect<GatewayResult, ChatModelError> =>
     Effect.withFiber((fiber) => spannedIn(fiber, completeNow(request), "ChatGateway.complete"))
 
@@ -221,8 +220,8 @@ const makeGateway = (
     }
   })
 
-  // No span around the stream: Stream.withSpan costs about 1 µs per chunk (measured on a bare
-  // stream); the backend's opening of the stream is traced (OpenAiUpstream.stream, GroundedModel.stream).
+  // No span around the stream: Stream.withSpan is paid on every chunk (test/bench/gateway.ts, CPU
+  // per stream); the backend's opening of the stream is traced (OpenAiUpstream.stream, GroundedModel.stream).
   // One step per pulled array, an Effect only when a choice finishes (see ArrayStreams).
   const guarded = (request: ChatRequest): Stream.Stream<ChatChunk, ChatModelError> =>
     Stream.suspend(() => {

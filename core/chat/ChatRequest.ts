@@ -1,8 +1,8 @@
 /**
- * The chat request (spec 2.5) as one Schema: wire shape, rules and the defaults the document
- * shows. Decoding only checks it: Effect's schema JIT compiles it to plain code (a Schema
- * decoding default or transformation would keep the whole request interpreted, three to
- * ten times slower), so toChatRequest applies the spec's defaults, makes `stop` an array,
+ * The chat request as one Schema: wire shape, rules and the defaults the document shows.
+ * Decoding only checks it: Effect's schema JIT compiles it to plain code (a Schema decoding
+ * default or transformation would keep the whole request interpreted, and slower: see
+ * Decode.ts), so toChatRequest applies Periscope's defaults, makes `stop` an array,
  * fills in the messages' roles and the tools' types, and makes the domain request every
  * backend receives.
  */
@@ -280,7 +280,7 @@ export const stopSequences = (stop: typeof Stop.Type | undefined): ReadonlyArray
 
 // --- the request ------------------------------------------------------------
 
-/** An optional key whose spec default, shown as `default` in the document, toChatRequest applies when it is absent. */
+/** An optional key whose default, shown as `default` in the document, toChatRequest applies when it is absent. */
 const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) => optionalKey(schema.annotate({ default: value }))
 
 export const ChatCompletionRequest = Schema.Struct({
@@ -372,14 +372,14 @@ export interface ChatRequest
   /** Set by the gateway when the request is grounded: the sources the model was given. */
   readonly grounding?: GroundingInput
   /**
-   * The fields holding a spec default because the client left them out (known
+   * The fields holding Periscope's default because the client left them out (known
    * when the request was decoded from a body); upstreams set to requestDefaults
    * "upstream" are not sent them.
    */
   readonly defaulted?: ReadonlyArray<DefaultedField>
 }
 
-/** Fields the decoder fills with a spec default when absent (max_tokens: when max_completion_tokens is absent too). */
+/** Fields the decoder fills with Periscope's default when absent (max_tokens: when max_completion_tokens is absent too). */
 export const DefaultedFields = ["frequency_penalty", "max_tokens", "n", "stop", "temperature", "top_k", "top_p"] as const
 export type DefaultedField = typeof DefaultedFields[number]
 
@@ -390,7 +390,7 @@ export const defaultedFieldsOf = (body: unknown): ReadonlyArray<DefaultedField> 
   return DefaultedFields.filter((field) => field === "max_tokens" ? !given("max_tokens") && !given("max_completion_tokens") : !given(field))
 }
 
-/** `sent`: the body as the client sent it (before decoding), to tell the spec's defaults from the client's values. */
+/** `sent`: the body as the client sent it (before decoding), to tell Periscope's defaults from the client's values. */
 export const toChatRequest = (body: ChatCompletionRequest, model: string, sent?: unknown): ChatRequest => {
   const { max_completion_tokens, max_tokens, model: _model, tools, messages, stop, plugins, web_search_options, ...rest } = body
   const grounding = groundingOptionsOf(web_search_options, plugins)
@@ -399,7 +399,7 @@ export const toChatRequest = (body: ChatCompletionRequest, model: string, sent?:
     ...(grounding === undefined ? {} : { web_search_options: grounding }),
     messages: normalizeMessages(messages),
     model,
-    // The spec's defaults for what the client left out (defaultedFieldsOf says which those were).
+    // Periscope's defaults for what the client left out (defaultedFieldsOf says which those were).
     frequency_penalty: rest.frequency_penalty ?? chatDefaults.frequency_penalty,
     max_tokens: max_tokens ?? max_completion_tokens ?? chatDefaults.max_tokens,
     n: rest.n ?? chatDefaults.n,

@@ -1,7 +1,7 @@
 /**
  * Token counts for usage when a backend reports none: OpenAI's o200k_base BPE
  * (gpt-tokenizer, pure JS). Exact for OpenAI's current models, a close
- * estimate for others. The ranks load on first use (about 150 ms, and memory
+ * estimate for others. The ranks load on first use (a noticeable wait, and memory
  * a server whose upstreams report usage never needs), once per process
  * (core/search/TokenEncoding.ts, which search content budgets share);
  * after that the encoding comes back synchronously, with no async hop per

@@ -130,15 +130,15 @@ const makeFilter = (index: InvertedIndex, query: CompiledQuery): Filter => {
 
 /**
  * Block-max MaxScore, window by window (as Lucene's MaxScoreBulkScorer): a window runs to the
- * end of the nearest skip block of the terms essential in the window before (at 1M passages
- * 1.1-1.16x the queries/s of windows cut at every term's blocks), every term is bounded by the
- * best score of the blocks it has there, and the essential/non-essential split is made with
- * those tighter bounds. A window whose bounds cannot beat the k-th score is skipped without
- * decoding a posting; inside a live window the
+ * end of the nearest skip block of the terms essential in the window before (longer windows
+ * than cutting at every term's blocks, so more queries/s at a million passages:
+ * test/bench/scale.ts), every term is bounded by the best score of the blocks it has there, and
+ * the essential/non-essential split is made with those tighter bounds. A window whose bounds
+ * cannot beat the k-th score is skipped without decoding a posting; inside a live window the
  * same is done again, stretch by stretch: a stretch ends where an essential term's run of 16
  * postings does, and every term is bounded there by the maxima of its runs in it, which passes
- * over more stretches and leaves more terms to be probed only (at 1M passages, 29% fewer
- * postings scored and 19% fewer runs decoded than with the window's bounds for the latter).
+ * over more stretches and leaves more terms to be probed only (fewer postings scored and fewer
+ * runs decoded than with the window's bounds alone).
  */
 const maxScore = (
   cursors: Array<PostingCursor>,
@@ -187,8 +187,8 @@ const maxScore = (
     // Each term's bound over the window, from the maxima of the blocks it spans. A term whose cursor
     // already stands past the window has no posting in it (every document before lo has been dealt
     // with), so it adds nothing: a word of another manual otherwise inflates every window before its
-    // next posting, and the words present there are pruned less ("public jdk java ghc" at 1M: 5x
-    // fewer postings scored without it).
+    // next posting, and the words present there are pruned less (as in "public jdk java ghc" at a
+    // million passages: test/bench/scale.ts).
     for (let i = 0; i < m; i++) {
       const cursor = cursors[i]!
       const target = Math.max(lo, cursor.doc)
@@ -347,11 +347,11 @@ const maxProbedTerms = 4
  * from it, MaxScore demotes weak terms and passes over windows from the first document on,
  * instead of only once k documents have been seen (which, with posting lists of hundreds of
  * thousands, is where most of a query's time went). When that block is the term's last and
- * holds fewer than k documents, the block before it is read too ("vtk vtksimple3dcirclesstrategy
- * class reference", a word of 136 passages, went through 225,000 candidates at 1M passages
- * without a primed threshold). When the strongest term gives fewer than k results (a rare word),
- * the next strongest terms' best blocks add to them: "vtklsdynareader class reference
- * getrigidbodyarraystatus" took 18.7 ms at 1M passages without a primed threshold, 2.0 ms with one.
+ * holds fewer than k documents, the block before it is read too (as for "vtk
+ * vtksimple3dcirclesstrategy class reference", whose rare word otherwise leaves a threshold too
+ * low to pass over the common words' candidates). When the strongest term gives fewer than k
+ * results (a rare word), the next strongest terms' best blocks add to them ("vtklsdynareader
+ * class reference getrigidbodyarraystatus" is such a query; test/bench/scale.ts at a million passages).
  * Lowered by a part in a billion so that a document scoring exactly that still enters; 0 when
  * fewer than k documents were found. With `cluster`, only each cluster's best score counts:
  * near-duplicates are one result.
@@ -416,7 +416,7 @@ const probeBestBlock = (index: InvertedIndex, query: CompiledQuery, term: number
 /**
  * The best score of each cluster (or document, without clusters) probed: a document probed twice,
  * or a copy, counts once. An open-addressing table on typed arrays kept between queries (ranking
- * never runs inside itself): a Map here allocated 6-7 KB per query.
+ * never runs inside itself): a Map here allocated afresh on every query.
  */
 class ProbeScores {
   count = 0
@@ -597,8 +597,8 @@ const contains = (sorted: Int32Array, count: number, value: number): boolean => 
  * first results are the same whatever number of results is asked for.
  */
 // 15, the smallest depth tried (10, 12, 15, 20) that keeps nDCG@10 at or above 20's on both
-// test collections (Cranfield 0.3704 vs 0.3668, MED 0.6934 both): ranking 15 deep prunes
-// with a higher k-th score, 7% more queries/s. 10 and 12 lost nDCG on both.
+// test collections (test/bench/relevance.ts): ranking 15 deep prunes with a higher k-th score,
+// so more queries/s than 20 (test/bench/search.ts). 10 and 12 lost nDCG on both.
 export const proximityDepth = 15
 const proximityWindow = 5
 const maxOccurrences = 4096
@@ -616,9 +616,9 @@ const maxMergedTerms = 8
 /**
  * A document's occurrences as position * occurrenceTerms + term, ascending (ties: the smaller term first):
  * exactly what sorting them gives. Each term's positions come sorted, so for a query's few terms
- * a merge is cheaper than a typed array's sort (about 50 ns an element): the heaviest re-rankings
- * at 56k passages went from 74 to 60 µs. Term j's positions are positions[starts[j], ends[j]);
- * `starts` is used up. Returns how many were written to `out`.
+ * a merge is cheaper than a typed array's sort, which the heaviest re-rankings feel
+ * (test/bench/search.ts, Periscope with and without proximity). Term j's positions are
+ * positions[starts[j], ends[j]); `starts` is used up. Returns how many were written to `out`.
  */
 export const mergeOccurrences = (positions: Int32Array, starts: Int32Array, ends: Int32Array, terms: number, out: Float64Array): number => {
   let count = 0

@@ -14,15 +14,15 @@ import { maxMatches, type SnippetPlace } from "./Snippet.ts"
 export const longTextChars = 8192
 /**
  * A place's piece of text: this many bytes either side of it, read and scanned instead of the
- * whole text (the estimate is within 464 bytes at the 90th percentile, 1,126 at the 99th, on the
- * whole-page queries' long hits; 1,024 made more of them fall back to the whole text, 768 first
- * and then 2,048 saved a tenth of the time and showed fewer words on a few more hits).
+ * whole text: wide enough to hold the estimate's miss on nearly every long hit of the whole-page
+ * queries (a narrower reach falls back to the whole text more often; reading a narrow piece first,
+ * then this one, showed fewer words on more hits: test/bench/search.ts --pages).
  */
 export const placeReach = 2048
 /**
  * A window of the query's words spans fewer positions than this: about a snippet window's 180
- * characters of prose, stop words included (they hold positions). With 20 the snippet showed
- * fewer words than the whole text's scan on 39 of 5,000 hits of the whole-page queries; with 30, 19.
+ * characters of prose, stop words included (they hold positions). A narrower bound made the
+ * snippet show fewer words than the whole text's scan on more hits of the whole-page queries.
  */
 const windowPositions = 30
 /** Occurrences are packed as position * 64 + the word's index: 48 query words at most, positions below 2^25. */

@@ -1,8 +1,8 @@
 /**
  * Term-at-a-time top-k, for the queries MaxScore serves worst: several common words, none of
  * them rare enough to lead. There MaxScore leaves one or two words essential, every one of their
- * documents becomes a candidate, and each candidate probes the other words' cursors one by one;
- * the 56k-passage bench's slowest queries spent about 190 ns per candidate that way. Here every
+ * documents becomes a candidate, and each candidate probes the other words' cursors one by one,
+ * where the search bench's slowest queries spend their time (test/bench/search.ts). Here every
  * word's postings are read straight through once, in query order, adding each score into an
  * accumulator per document: the essential words' (first in the order) marking their documents
  * in a bitmap, the other words' only where a mark is set; the marked documents go to the heap.
@@ -27,15 +27,14 @@ const maxScoreNs = { essential: 2.2, probe: 40.3, fixed: 87_000 }
 /**
  * Term at a time reads every posting of every word, where MaxScore skips more of a long list the
  * higher its threshold climbs, which the primed threshold the model starts from does not show.
- * At a million passages term at a time took up to ten times MaxScore's time on queries of words
- * of a few hundred thousand postings each: it is kept to queries it reads whole in a millisecond
- * or two.
+ * At a million passages term at a time fell far behind MaxScore on queries of words with long
+ * posting lists (test/bench/scale.ts): it is kept to queries it reads whole quickly.
  */
 const maxPostings = 64_000
 /**
  * A word this many times rarer than the commonest one leads MaxScore to few candidates, and the
- * threshold climbs fast from the documents that hold it; there term at a time lost up to 4x
- * ("qcursor std java functions", "void public open api" at 100k passages).
+ * threshold climbs fast from the documents that hold it; there term at a time loses to MaxScore
+ * ("qcursor std java functions", "void public open api" at 100k passages: test/bench/scale.ts).
  */
 const maxDfSpread = 8
 

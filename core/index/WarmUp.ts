@@ -4,11 +4,9 @@
  * before the first user waits.
  * Solr's firstSearcher warming queries do the same for its caches.
  *
- * Why: a server just started answers its first thousand queries slower than later ones. At 56k
- * passages, a pass over the search bench's 250 AND-like queries right
- * after one warm-up pass had a p99 of 0.86-1.87 ms; after 2,000 of these queries, 0.71-1.13 ms,
- * as after three passes of the bench's own queries (test/bench/search.ts; docs/performance.md,
- * warm-up and whole pages).
+ * Why: a server just started answers its first queries slower than later ones, until the JIT
+ * has compiled the query path; the search bench's p99 right after a short warm-up is worse than
+ * after these queries, which warm it as well as passes of the bench's own (test/bench/search.ts).
  */
 import { PageField, type SearchIndex } from "./SearchIndex.ts"
 

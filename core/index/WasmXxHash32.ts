@@ -1,6 +1,6 @@
 /**
  * xxHash32 compiled to WebAssembly (the xxhash-wasm package): the same values as
- * XxHash32.ts at about twice its speed, which is most of the time it takes to open a
+ * XxHash32.ts, faster, and the checksum is most of the time it takes to open a
  * million-passage snapshot (test/bench/scale.ts). Compiling it is asynchronous, so
  * it is loaded once, the first time a snapshot is read; a runtime without WebAssembly
  * gets the plain-JS maker.

@@ -1,8 +1,8 @@
 /**
  * xxHash32 (Yann Collet's specification): the snapshot checksum. It reads 16 bytes per
  * round with four independent lanes, fast enough in plain JS to check a large snapshot
- * on every load, where a table-driven CRC-32 would cost several times longer. This is the
- * reference and the default; WasmXxHash32.ts gives the same values twice as fast.
+ * on every load, where a table-driven CRC-32 reads a byte at a time. This is the
+ * reference and the default; WasmXxHash32.ts gives the same values faster (test/bench/scale.ts).
  */
 const P1 = 0x9e3779b1
 const P2 = 0x85ebca77
@@ -23,7 +23,7 @@ export interface XxHash32Stream {
 /** Starts a running xxHash32 from a seed: this file's XxHash32, or a faster one of the same values (WasmXxHash32.ts). */
 export type XxHash32Maker = (seed: number) => XxHash32Stream
 
-/** The plain-JS maker, about 2.6 GB/s here. */
+/** The plain-JS maker: the reference, and the fallback where WebAssembly is missing or fails. */
 export const jsXxHash32: XxHash32Maker = (seed) => new XxHash32(seed)
 
 /** xxHash32 of `bytes` in one call. */

@@ -3,7 +3,7 @@
  * flattened (arrays and `@graph` unwrapped). Broken JSON in one block is skipped:
  * pages ship hand-edited JSON-LD with trailing commas and stray control characters.
  */
-// The Predicate module alone: the whole effect barrel costs ~2 s to load in every extraction worker.
+// The Predicate module alone: the whole effect barrel is slow to load, and every extraction worker loads this.
 import * as Predicate from "effect/Predicate"
 
 export type JsonLdObject = Readonly<Record<string, unknown>>

@@ -32,8 +32,8 @@ const LEFT_OUT_LINK_DENSITY = 0.25
 
 const MARK = "data-periscope-node"
 
-// Readability's cost grows faster than linearly with nesting depth and element count (a 1,000-deep
-// tree takes it 20 s). Real pages stay far below both limits; machine-made ones get the body.
+// Readability's cost grows faster than linearly with nesting depth and element count, so a deep
+// machine-made tree would hold a reading up. Real pages stay far below both limits; machine-made ones get the body.
 const READABILITY_MAX_DEPTH = 256
 const READABILITY_MAX_ELEMENTS = 50_000
 

@@ -24,7 +24,8 @@ export const parseJson = (text: string, root: string): Result.Result<unknown, In
  * `unknownKeys: "error"` (files an operator writes) names a key the schema does not
  * declare, with the nearest declared key; request bodies stay open, as OpenAI's are.
  * `compiled` (request bodies, decoded on every request): Effect's schema JIT compiler turns
- * the schema into plain code (the chat request from 26-32 µs inside a busy server to a few);
+ * the schema into plain code, since interpreted decoding is a real share of a chat request's
+ * CPU (test/bench/gateway.ts);
  * a schema it cannot compile (a Schema decoding default, a `decodeTo` transformation) stays
  * interpreted, with the same answers.
  */

@@ -189,8 +189,8 @@ export const make = Effect.gen(function*() {
 
   /**
    * Runs `attempt` again while the retry schedule allows, within the total
-   * deadline. The schedule is built only once a try has failed (building it
-   * costs about 3 µs, on every request otherwise); that first failure is
+   * deadline. The schedule is built only once a try has failed (otherwise every
+   * request would pay for building it); that first failure is
    * replayed as the retry's first try, so the schedule sees every failure.
    */
   const withRetries = <A>(target: UpstreamTarget, deadline: number, attempt: Effect.Effect<A, UpstreamError>) =>
@@ -353,7 +353,6 @@ export const make = Effect.gen(function*() {
    * one race a try has); then the first data event within firstTokenMs of the start and the rest
    * by the deadline, on the try's StreamDeadline.
    */
-  // Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
   const openIn = Effect.fnUntraced(function*(target: UpstreamTarget, body: string, scope: Scope.Closeable, deadline: number) {
     const startedAt = yield* Clock.currentTimeMillis
     const { connectMs, firstTokenMs } = target.timeouts

@@ -191,7 +191,7 @@ export class Analyzer {
         alternatives.push(`${pair}[${thirds}]`)
       }
     }
-    // Cases spelled out and no unicode mode: the regexp engine's quickest form (half the time of /iu).
+    // Cases spelled out and no unicode mode: the regexp engine's quickest form (quicker than /iu).
     const source = `${alternatives.length === 0 ? "" : `(?<![A-Za-z0-9])(?:${alternatives.join("|")})|`}[^\\x00-\\x7f]`
     let starts = this.startsCache.get(source)
     if (starts === undefined) {
@@ -210,10 +210,10 @@ export class Analyzer {
    * run of ASCII word characters, connectors and trailing symbols at i may hold a wanted word,
    * else past it, and in a long text at the start of the first run after it that may (the text's
    * end when none does). Every token and part that scanning would make of a run starts at a word
-   * of it, so none is passed over. Whole pages of documentation (9,000 characters on average)
-   * spent 85% of a query in these scans; the regexp engine finds the next run that may in about
-   * half the loop's time a character, but a call costs more than a short text's whole scan
-   * (passages of 500 characters: their snippets took a fifth longer through it).
+   * of it, so none is passed over. On whole pages of documentation these scans are most of a
+   * query's time (test/bench/search.ts --pages); the regexp engine finds the next run that may
+   * quicker per character than the loop, but a call costs more than a short text's whole scan,
+   * so passages keep the loop (test/bench/search.ts).
    */
   private runToScan(text: string, i: number, n: number): number {
     if (n < longText) return this.unwantedRunEnd(text, i, n)

@@ -1,8 +1,8 @@
 /**
  * The language of a text that does not say which it is, by eld (Efficient Language Detector:
- * pure JavaScript, 60 languages, byte n-grams). Of the pure-JS detectors it was the quickest
- * here and the most accurate on short texts (franc and tinyld: several times slower, and wrong
- * more often on a sentence); its price is its n-gram table, loaded once per process.
+ * pure JavaScript, 60 languages, byte n-grams). Of the pure-JS detectors tried (franc, tinyld)
+ * it was the quickest and the most accurate on short texts, and detection runs on every page
+ * that declares no language; its price is its n-gram table, loaded once per process.
  *
  * Detection reads a sample, not the page: a page's first sentences say its language, and the
  * cost then does not grow with the page.

@@ -10,7 +10,7 @@
  * read, a path that cannot be written) fails the run; bad items are counted
  * and every damaged input is listed in the summary.
  *
- * A run never leaves less than it found unless asked (issue 11): when it read
+ * A run never leaves less than it found unless asked: when it read
  * no document at all (a refused crawl, an unreachable host, a garbage
  * archive), or when a --fresh run would replace a snapshot with fewer
  * documents than it has, nothing is written and `notWritten` says why;

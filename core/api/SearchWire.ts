@@ -67,11 +67,11 @@ const envelope = <S extends Schema.Top>(identifier: string, data: S) =>
 export const WebSearchResponse = envelope("WebSearchResponse", WebSearchData)
 export const ImageSearchResponse = envelope("ImageSearchResponse", Schema.Array(ImageResult))
 
-/** The success envelope with `extra` (provenance, unapplied options) when there is any; spec 2.2's otherwise. */
+/** The success envelope with `extra` (provenance, unapplied options) when there is any; the plain one otherwise. */
 export const successEnvelopeWith = <A>(data: A, extra: unknown) =>
   extra === null ? successEnvelope(data) : { ...successEnvelope(data), extra }
 
-/** The success envelope of spec 2.2 around any payload. */
+/** The search API's success envelope (docs/api.md, Search) around any payload. */
 export const successEnvelope = <A>(data: A) => ({
   success: true as const,
   code: "200" as const,

@@ -81,7 +81,7 @@ export const appLayer = (
     McpEndpoint.layer({ allowedOrigins: settings.file.mcp?.allowedOrigins ?? [] }).pipe(Layer.provide([federation, webFetch, gateway])),
     // Every keyed route is admitted through Admission, over these keys and limits.
     Admission.layer.pipe(Layer.provideMerge(Layer.merge(tracing ? tracedApiKeys(ApiKeys.layer(keys)) : ApiKeys.layer(keys), state.rateLimits))),
-    // /metrics, /readyz, access logs and OTLP traces (README: Observability).
+    // /metrics, /readyz, access logs and OTLP traces (docs/operations.md: Metrics, Tracing, Access log, Probes).
     observabilityLayer(settings).pipe(Layer.provide([state.sharedStore, indexStatus])),
     Layer.succeed(ServerOptions, { streamKeepAlive: Duration.seconds(settings.streamKeepAliveSeconds) }),
     // /searxng/search without a key from a private network: off unless the config file opens it (a warning at start).

@@ -7,7 +7,7 @@ import { Base64Url } from "effect/encoding"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex } from "@noble/hashes/utils.js"
 
-/** The spec's provider publishes 1,000 requests per minute per key. */
+/** 1,000 requests per minute per key: the limit the hosted service of this search API publishes. */
 export const DEFAULT_REQUESTS_PER_MINUTE = 1000
 
 export const KeyRecord = Schema.Struct({

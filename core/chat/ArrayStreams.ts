@@ -68,8 +68,7 @@ export const stepArrays = <A, E, R, B, E2>(
  * The stream's arrays, then the array `end` gives once it is done (not when it fails): what
  * `Stream.concat` with a last part does, without the module-level WeakMap in which Stream.concat
  * records its two parts. A WeakMap's value stays through young collections until a full one, even
- * after its key died with the request, and with it everything a part reaches
- * (docs/performance.md: closures born old).
+ * after its key died with the request, and with it everything a part reaches.
  */
 export const withEnd = <A, E, R, E2 = never>(
   self: Stream.Stream<A, E, R>,

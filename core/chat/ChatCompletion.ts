@@ -1,5 +1,5 @@
 /**
- * What a chat model answers: whole completions (spec 2.6) and stream chunks
+ * What a chat model answers: whole completions (chat.completion) and stream chunks
  * (OpenAI chat.completion.chunk). Backends produce the domain shapes
  * (`ChatResult`, `ChatChunk`); the API layer adds id, created and object.
  */
@@ -85,7 +85,7 @@ export interface ChatResult {
   readonly periscope_grounding?: GroundingReport | undefined
 }
 
-/** The wire response: spec 2.6, OpenAI-compatible. */
+/** The wire response, OpenAI-compatible (docs/api.md, Chat completions). */
 export const ChatCompletionResponse = Schema.Struct({
   id: Schema.String,
   object: Schema.Literal("chat.completion"),
@@ -93,7 +93,7 @@ export const ChatCompletionResponse = Schema.Struct({
   created: Schema.Int,
   model: Schema.String,
   choices: Schema.Array(ChatChoice),
-  /** The first choice's tool calls, at the top level where the spec shows them. */
+  /** The first choice's tool calls, repeated at the top level (docs/api.md, Chat completions). */
   tool_calls: Schema.optionalKey(Schema.Array(AnswerToolCall)),
   usage: Usage,
   search_results: Schema.optionalKey(Schema.Array(SearchResultItem)),

@@ -7,7 +7,7 @@
  * `content.slice(start_index, end_index)` in JS is the marker: OpenAI's types say only
  * "index of the first / last character", and its JS clients slice with these numbers.
  * Python slices by code points: the same numbers there only for text without astral
- * characters (emoji); the README shows the conversion.
+ * characters (emoji); docs/fetch-and-grounding.md (From the OpenAI clients) shows the conversion.
  *
  * Streams go through the same scanner as whole answers, so both end alike: text passes
  * as it comes except a tail that may still become a marker (`[` and up to 4 digits).

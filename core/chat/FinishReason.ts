@@ -1,12 +1,12 @@
 /**
- * Why a choice ended, decided here and nowhere else: the spec's set, how the
+ * Why a choice ended, decided here and nowhere else: the API's set, how the
  * names upstream servers use read in it, and the reason a client sees once
  * the gateway has cut at a stop sequence and judged the tool calls. Whole
  * answers and streams go through the same rule, so they end alike.
  */
 import { Schema } from "effect"
 
-/** Why a choice ended, in the spec's set. */
+/** Why a choice ended, in the set the API answers with (docs/api.md, Chat completions). */
 export const FinishReason = Schema.Literals(["stop", "eos", "length", "tool_calls"])
 export type FinishReason = typeof FinishReason.Type
 
@@ -22,7 +22,7 @@ const upstreamNames: Readonly<Record<string, FinishReason | "error">> = {
   eos_token: "eos",
   end_turn: "stop",
   stop_sequence: "stop",
-  // A filtered answer ended; the spec has no reason for it, and the text so far is all there is.
+  // A filtered answer ended; the API's set has no reason for it, and the text so far is all there is.
   content_filter: "stop",
   length: "length",
   max_tokens: "length",
@@ -35,7 +35,7 @@ const upstreamNames: Readonly<Record<string, FinishReason | "error">> = {
 }
 
 /**
- * An upstream's finish_reason in the spec's set: null when it gave none (a
+ * An upstream's finish_reason in the API's set: null when it gave none (a
  * stream chunk mid-answer), "error" when it says the answer failed; an
  * unknown name reads as stop.
  */

@@ -29,8 +29,8 @@ export const ForwardedParams = [
 export type ForwardedParam = typeof ForwardedParams[number]
 
 /**
- * Whose defaults apply to sampling fields a client left out: "spec" sends the
- * spec's (temperature 0.7, top_p 0.7, ...), "upstream" sends only what the
+ * Whose defaults apply to sampling fields a client left out: "spec" sends
+ * Periscope's (temperature 0.7, top_p 0.7, ...), "upstream" sends only what the
  * client set, so the model server's own defaults (generation_config) apply.
  */
 export const RequestDefaultsModes = ["spec", "upstream"] as const
@@ -75,7 +75,7 @@ export interface UpstreamTarget {
   readonly retries: { readonly max: number; readonly baseDelayMs: number }
   /** Extra headers sent with every request (e.g. an organisation id). */
   readonly headers: Readonly<Record<string, string>>
-  /** Fields the client left out: sent with the spec's defaults (default) or left to the upstream. */
+  /** Fields the client left out: sent with Periscope's defaults ("spec", the default) or left to the upstream. */
   readonly requestDefaults?: RequestDefaults | undefined
 }
 

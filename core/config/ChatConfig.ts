@@ -136,7 +136,7 @@ export const ChatConfig = Schema.Struct({
   /** Default: the first configured model, or periscope-grounded when there is none. */
   defaultModel: optionalKey(ModelName),
   /**
-   * Sampling fields the client left out: "spec" (default) sends the spec's defaults
+   * Sampling fields the client left out: "spec" (default) sends Periscope's defaults
    * (temperature 0.7, top_p 0.7, top_k 50, frequency_penalty 0.5, max_tokens 512);
    * "upstream" sends only what the client set, so each model server's defaults apply.
    */

@@ -1,7 +1,7 @@
 /**
  * The configuration file (PERISCOPE_CONFIG, JSON): what does not fit in
  * environment variables. Environment variables win over the file.
- * Every setting is listed in the README's configuration table.
+ * Every setting is listed in docs/configuration.md (Every setting).
  */
 import { Schema } from "effect"
 import { PROVIDER_KINDS, SearchProviders } from "../backends/search/SearchProviders.ts"
@@ -34,7 +34,7 @@ export const SearchProviderConfig = Schema.Struct({
   weight: optionalKey(ruledNumber("must be a number from 0 to 100", { min: 0, max: 100 })),
   /** Per-request timeout. Default 3000. */
   timeoutMs: optionalKey(ruledNumber("must be an integer from 1 to 120000", { integer: true, min: 1, max: 120_000 })),
-  /** iflow only: send our options on (true for a Periscope peer, false for the seed's provider). Default true. */
+  /** iflow only: send our options on (true for a Periscope peer, false for a service that takes only keywords and num). Default true. */
   forwardOptions: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" }))
 }).annotate({ message: "must be an object {name, kind, baseUrl?, apiKeyEnv?, weight?, timeoutMs?, forwardOptions?}" })
 export type SearchProviderConfig = typeof SearchProviderConfig.Type
@@ -46,7 +46,7 @@ export const WarmUpMs = ruledNumber(warmUpMsRule, { integer: true, min: 0, max: 
 export const SearchConfig = Schema.Struct({
   /** "engine": the embedded engine over a snapshot (default); "fixture": documents from a JSONL file, term overlap; "opensearch": an OpenSearch/Elasticsearch index (search.opensearch). */
   backend: optionalKey(Schema.Literals(["engine", "fixture", "opensearch"]).annotate({ message: "must be \"engine\", \"fixture\" or \"opensearch\"" })),
-  /** The cluster and index of the opensearch backend (README: OpenSearch). */
+  /** The cluster and index of the opensearch backend (docs/operations.md, OpenSearch). */
   opensearch: optionalKey(OpenSearchConfig),
   /** Snapshot file of the engine; default <dataDir>/index.snapshot. */
   snapshot: optionalKey(ruledString("must be a file path")),
@@ -54,7 +54,7 @@ export const SearchConfig = Schema.Struct({
   documents: optionalKey(ruledString("must be a file path")),
   /** How long the engine answers warm-up queries made from its own page titles after its snapshot is opened, before the port opens (core/index/WarmUp.ts); 0 turns it off. Default: 1500 on the Node server, 0 on Deno and in the library. */
   warmUpMs: optionalKey(WarmUpMs),
-  /** Live web search providers fused with the local index (README: Live web search). */
+  /** Live web search providers fused with the local index (docs/providers.md). */
   providers: optionalKey(Schema.Array(SearchProviderConfig).annotate({ message: "must be an array of providers" }).check(
     Schema.makeFilter((providers) => {
       const seen = new Set<string>(["local"])
@@ -110,11 +110,11 @@ export const ConfigFile = Schema.Struct({
   logRequests: optionalKey(Schema.Boolean.annotate({ message: "must be a boolean" })),
   search: optionalKey(SearchConfig),
   chat: optionalKey(ChatConfig),
-  /** Shared state (README: Several instances). */
+  /** Shared state (docs/operations.md, Several instances). */
   store: optionalKey(StoreConfig),
-  /** /metrics and OTLP traces (README: Observability). */
+  /** /metrics and OTLP traces (docs/operations.md, Metrics and Tracing). */
   observability: optionalKey(ObservabilityConfig),
-  /** webFetch: address policy, limits, page cache (README: Fetch a page). */
+  /** webFetch: address policy, limits, page cache (docs/fetch-and-grounding.md, Fetch a page). */
   fetch: optionalKey(FetchConfig),
   /** Threads for CPU-heavy work (reading pages, large validations) and their bounds (docs/configuration.md). */
   jobs: optionalKey(JobsConfig),

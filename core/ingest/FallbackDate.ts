@@ -1,5 +1,5 @@
 /**
- * The date a page gets when it states none itself (issue 12): what the place it
+ * The date a page gets when it states none itself: what the place it
  * came from knows about it, in the caller's order - the HTTP Last-Modified of
  * the answer, a sitemap's <lastmod>, an archive's WARC-Date. These are
  * "changed" or "seen" stamps, not publish dates, so they never override a date

@@ -1,8 +1,8 @@
 /**
  * Pages a documentation generator writes as lists of every term, module or
  * class (Sphinx genindex, Javadoc index-all, Doxygen member lists, search
- * pages). They match every query a little and long ones rank in the top five
- * (issue 12), yet answer none: they are left out of the index by default.
+ * pages). They match every query a little and long ones rank near the top,
+ * yet answer none: they are left out of the index by default.
  * Crawls still follow their links. Judged on the URL's last path segment,
  * so a folder, a crawl and an archive agree.
  */

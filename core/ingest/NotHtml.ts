@@ -1,7 +1,7 @@
 /**
  * Tells a file that only claims to be HTML (a `.html` name, a text/html header)
  * from a page: random bytes, an image or an archive under an HTML name would
- * otherwise be indexed as a page of mojibake (issue 11). Judged on the first
+ * otherwise be indexed as a page of mojibake. Judged on the first
  * 8 KiB: a known binary signature, NUL bytes, undecodable or control
  * characters, or no markup at all. Pure and cheap (one decode of 8 KiB).
  */

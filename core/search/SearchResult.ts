@@ -26,7 +26,7 @@ export type WebSearchData = typeof WebSearchData.Type
 
 /**
  * One image of an image search; `title` may be empty but is never missing. `width` and
- * `height` (pixels) are there only when the source knows them (the seed's client reads them).
+ * `height` (pixels) are there only when the source knows them (clients of the search API read them).
  */
 export const ImageResult = Schema.Struct({
   url: Schema.String,

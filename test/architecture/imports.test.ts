@@ -1,5 +1,5 @@
 /**
- * Imports point down (README, "Layout"): a room may import rooms below it,
+ * Imports point down (docs/architecture.md): a room may import rooms below it,
  * never one above. The rule is read from the real import graph of core/ and
  * adapters/, so a new upward import fails here with the file that made it.
  */
@@ -57,7 +57,7 @@ export const edges = (): Array<{ readonly from: string; readonly to: string; rea
 describe("import direction", () => {
   it("knows every room of core/", () => {
     const rooms = readdirSync(join(root, "core")).filter((name) => statSync(join(root, "core", name)).isDirectory())
-    for (const room of rooms) expect(height, `core/${room} needs a height in this test and a line in the README's layout`).toHaveProperty(`core/${room}`)
+    for (const room of rooms) expect(height, `core/${room} needs a height in this test and a line in docs/architecture.md's layout`).toHaveProperty(`core/${room}`)
   })
 
   it("has no import from a lower room to a higher one, nor sideways unless allowed", () => {

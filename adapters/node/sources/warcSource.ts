@@ -9,7 +9,7 @@
  * Last-Modified header, then the record's WARC-Date (when it was crawled: the
  * page existed then), so dated searches do not drop every archived page.
  *
- * Damage is reported, never silent (issue 11): gzip members are inflated by
+ * Damage is reported, never silent: gzip members are inflated by
  * zlib, which notices a cut or corrupt stream, and the WARC framing is checked
  * (the file must start with a WARC header, every record must be whole). What
  * was read before the damage is kept; the damage is one error naming the byte

@@ -31,7 +31,7 @@ export const parameterPresets: Readonly<Record<PresetName, ParameterMap>> = {
     // top_k is a native llama.cpp sampler and is read as is.
     n: { drop: true }
   },
-  // Every field as the client sent it (after spec defaults).
+  // Every field as the client sent it (after Periscope's defaults).
   passthrough: {}
 }
 

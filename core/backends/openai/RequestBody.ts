@@ -19,7 +19,7 @@ const clamp = (value: number, min: number | undefined, max: number | undefined):
 /**
  * `streaming` decides `stream` (the caller picks complete or stream, whatever
  * request.stream says); streams always ask for the usage chunk. With
- * `defaults` "upstream", fields holding a spec default the client did not
+ * `defaults` "upstream", fields holding Periscope's default the client did not
  * send stay out, so the model server's own defaults apply.
  */
 export const upstreamBody = (

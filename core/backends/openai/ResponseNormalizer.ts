@@ -2,7 +2,7 @@
  * An upstream's whole completion (chat.completion JSON) as our ChatResult
  * pieces: choices with content, reasoning (from `reasoning_content` or
  * `reasoning`, as servers name it) and tool calls, finish reasons in the
- * spec's set, and usage when the upstream reports it. Lenient about what
+ * API's set (FinishReason.ts), and usage when the upstream reports it. Lenient about what
  * servers omit, strict about what would be a wrong answer.
  */
 import { Predicate, Result } from "effect"

@@ -2,7 +2,7 @@
  * An upstream's SSE body as our ChatChunks. Bytes go through a streaming
  * TextDecoder and Effect's SSE parser; each data event becomes at most one
  * chunk: content, reasoning (`reasoning_content` or `reasoning` deltas),
- * tool-call deltas with their index, finish reasons in the spec's set, and
+ * tool-call deltas with their index, finish reasons in the API's set, and
  * usage chunks. An error event or an "error" finish fails the stream, and so
  * does a body that ends without [DONE] while a choice is unfinished: a
  * stream never ends silently.

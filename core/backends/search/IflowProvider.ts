@@ -1,8 +1,8 @@
 /**
- * Any endpoint that speaks our own wire API: the seed's provider or another Periscope.
+ * Any endpoint that speaks our own wire API: a hosted service of that API or another Periscope.
  * POST /api/search/webSearch and /imageSearch {keywords, num} with a bearer key, answers in
  * the {success, code, message, exception, data, extra} envelope. A Periscope peer applies
- * our options itself (`forwardOptions`, the default); the seed's provider knows none, so
+ * our options itself (`forwardOptions`, the default); a hosted service may know none, so
  * with forwardOptions false freshness is filtered our side, domains go as `site:` words (and
  * are filtered our side), and the rest reported ignored.
  */
@@ -18,11 +18,11 @@ import { forImages, siteKeywords, unappliedOptions } from "./ProviderOptions.ts"
 export interface IflowConfig extends ProviderConfig {
   /** Send freshness, language, region and safeSearch on (a Periscope peer applies them). Default true. */
   readonly forwardOptions?: boolean | undefined
-  /** The most results one request may ask for (the seed's client caps num at 20). Default 100. */
+  /** The most results one request may ask for (the hosted service's clients cap num at 20). Default 100. */
   readonly maxNum?: number | undefined
 }
 
-/** The seed's keywords limit, and the words a web search engine behind it reads. */
+/** The hosted service's keywords limit, and the words a web search engine behind it reads. */
 const QUERY_LIMITS = { maxChars: 1000, maxWords: 32 }
 
 /** What the request carries of the query and which options it applies. */
@@ -32,7 +32,7 @@ interface Asked {
   readonly why: Partial<Record<ProviderOption, string>>
 }
 
-/** A Periscope peer gets every option as a field (a domain list only within its bound); the seed's provider gets domains as site: words. */
+/** A Periscope peer gets every option as a field (a domain list only within its bound); a service without options gets domains as site: words. */
 const ask = (query: SearchQuery, forward: boolean, maxNum: number): Asked => {
   const applied = new Set<ProviderOption>()
   const why: Partial<Record<ProviderOption, string>> = {}
@@ -65,7 +65,7 @@ export const make = (config: IflowConfig) =>
       let request = HttpClientRequest.post(endpoint(config.baseUrl, path)).pipe(HttpClientRequest.bodyJsonUnsafe(b))
       if (config.apiKey !== undefined) request = HttpClientRequest.bearerToken(request, Redacted.value(config.apiKey))
       return Effect.flatMap(http.json(request), (answer) => {
-        // An envelope that says failure with HTTP 200 (the seed's provider does this).
+        // An envelope that says failure with HTTP 200 (the hosted service does this).
         if (field(answer, "success") === false) {
           const code = str(field(answer, "code"))
           const message = str(field(answer, "message")) || str(field(answer, "exception", "detail")) || "the provider answered success: false"

@@ -1,6 +1,6 @@
 /**
  * Serper (Google results): POST /search and /images with {q, num, gl, hl, tbs} and the
- * key in X-API-KEY. `organic[]` has the seed's own shape; `date` is written ("Jan 15,
+ * key in X-API-KEY. `organic[]` has our webSearch's own shape; `date` is written ("Jan 15,
  * 2024") or relative ("3 days ago"). Serper has no safe-search parameter. Domains go as
  * `site:` words within Google's 2048 characters and 32 words.
  */

@@ -1,7 +1,7 @@
 /**
  * Wire schemas of webFetch: the request body `{url | urls, format?, maxChars?, maxTokens?, query?,
  * fresh?, addToIndex?, render?}` and the success envelope around `{title, content, url, fromCache}`
- * (the seed provider's shape) plus `date` and `contentType`, and `chunks` with a query; with
+ * (the hosted search API's shape) plus `date` and `contentType`, and `chunks` with a query; with
  * `urls`, `data` is a list of those or `{url, error}` in the order asked. Failures use the search
  * failure envelope with a status and an `exception.type` of their own per reason (see
  * fetchErrorResponse); a URL of many that failed carries the same type and detail. The map:
@@ -27,15 +27,17 @@ const urlRule = `must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} ch
 const urlsRule = `must be an array of 1 to ${MAX_URLS} absolute http(s) URLs`
 const queryRule = `must be a non-empty string of at most ${MAX_QUERY_LENGTH} characters`
 
-/** One URL to read or map. */
-export const FetchUrl = ruledString(urlRule).check(
-  Schema.isMinLength(1, { message: urlRule }),
-  Schema.isMaxLength(MAX_URL_LENGTH, { message: urlRule })
-)
+/** One URL to read or map; the description goes on before the checks, so the document keeps maxLength beside it. */
+export const fetchUrl = (description?: string) =>
+  (description === undefined ? ruledString(urlRule) : ruledString(urlRule).annotate({ description })).check(
+    Schema.isMinLength(1, { message: urlRule }),
+    Schema.isMaxLength(MAX_URL_LENGTH, { message: urlRule })
+  )
+const FetchUrl = fetchUrl()
 
 export const FetchRequestBody = Schema.Struct({
   /** The page; or `urls`, not both. */
-  url: Schema.optionalKey(FetchUrl.annotate({ description: "The page to read; send url or urls, exactly one of them." })),
+  url: Schema.optionalKey(fetchUrl("The page to read; send url or urls, exactly one of them.")),
   /** Pages read at once, each as `url` would be: `data` is then a list in their order. */
   urls: Schema.optionalKey(
     Schema.Array(FetchUrl).annotate({ message: urlsRule, description: `Pages to read at once (1 to ${MAX_URLS}); data is then a list in their order.` }).check(
@@ -122,7 +124,7 @@ export const WebFetchResponse = Schema.Struct({
 }).annotate({ identifier: "WebFetchResponse" })
 
 export const MapRequestBody = Schema.Struct({
-  url: FetchUrl.annotate({ description: "A page of the site to map: its host is the site's." }),
+  url: fetchUrl("A page of the site to map: its host is the site's."),
   limit: Schema.optionalKey(ruledNumber(`must be an integer from 1 to ${MAX_MAP_LIMIT}`, { integer: true, min: 1, max: MAX_MAP_LIMIT }))
 }).annotate({ identifier: "MapRequest", message: "must be a JSON object with url and optional limit" })
 export type MapRequestBody = typeof MapRequestBody.Type

@@ -18,7 +18,7 @@ import type { SearchBackendError } from "../../search/SearchError.ts"
 import { contentOptionsIssue, SearchOptionFields } from "../../search/SearchQuery.ts"
 import type { ImageResult, WebResult } from "../../search/SearchResult.ts"
 import { WebFetch, type WebFetchError } from "../../search/WebFetch.ts"
-import { FetchRequestBody, FetchUrl, MapRequestBody } from "../FetchWire.ts"
+import { FetchRequestBody, fetchUrl, MapRequestBody } from "../FetchWire.ts"
 import { SearchBody, toSearchQuery } from "../SearchWire.ts"
 import type { JsonSchemaObject, McpToolSpec, ToolAnnotations, ToolOutcome } from "./McpTool.ts"
 
@@ -241,7 +241,7 @@ const imageSearch = (search: FederatedSearch["Service"]): McpToolSpec<never> => 
 // web_fetch
 
 const WebFetchArguments = Schema.Struct({
-  url: FetchUrl.annotate({ description: "The page to read: an absolute http(s) URL." }),
+  url: fetchUrl("The page to read: an absolute http(s) URL."),
   format: FetchRequestBody.fields.format,
   maxChars: FetchRequestBody.fields.maxChars,
   maxTokens: FetchRequestBody.fields.maxTokens,
@@ -329,7 +329,7 @@ const webFetch = (fetcher: WebFetch["Service"]): McpToolSpec<never> => ({
 // map_site
 
 const MapSiteArguments = Schema.Struct({
-  url: FetchUrl.annotate({ description: "A page of the site, usually its home page: an absolute http(s) URL." }),
+  url: fetchUrl("A page of the site, usually its home page: an absolute http(s) URL."),
   limit: MapRequestBody.fields.limit.annotate({ description: "URLs at most (the server keeps its own bound)." })
 })
 

@@ -2,12 +2,14 @@
  * A search backend over documents handed over in memory, matched by plain
  * term overlap. For testing agents offline and for demos: results are
  * predictable from the documents, not ranked like the real engine. A search
- * with `language` keeps to the documents that declare it, as the engine keeps
- * to pages in it.
+ * with `language` keeps to the documents in it: declared, else detected from
+ * their text, as the engine decides a page's language.
  */
 import { Effect, Layer } from "effect"
 import type { IndexDocument } from "../index/Document.ts"
 import { primaryLanguage } from "../index/LanguageTag.ts"
+import { decidePageLanguage } from "../index/PageLanguages.ts"
+import { pageLanguageSample } from "../index/analysis/LanguageDetection.ts"
 import { normalizeUrl } from "../index/UrlNormalizer.ts"
 import { ImageSearch } from "../search/ImageSearch.ts"
 import { type StoredPage, StoredPages } from "../search/StoredPages.ts"
@@ -22,6 +24,8 @@ export const overlapTerms = (text: string): Array<string> => text.toLowerCase().
 
 interface Prepared {
   readonly doc: IndexDocument
+  /** Declared, else detected; "" when neither tells. */
+  readonly language: string
   readonly titleTerms: ReadonlySet<string>
   readonly textTerms: ReadonlySet<string>
 }
@@ -54,6 +58,7 @@ const snippetOf = (text: string, terms: ReadonlyArray<string>): string => {
 const makeFixtureSearch = (documents: ReadonlyArray<IndexDocument>) => {
   const prepared: Array<Prepared> = documents.map((doc) => ({
     doc,
+    language: decidePageLanguage(doc.lang ?? "", () => pageLanguageSample(doc.title, doc.text)).language,
     titleTerms: new Set(overlapTerms(doc.title)),
     textTerms: new Set(overlapTerms(doc.text))
   }))
@@ -63,7 +68,7 @@ const makeFixtureSearch = (documents: ReadonlyArray<IndexDocument>) => {
     const wanted = language === undefined ? undefined : primaryLanguage(language) ?? "?"
     const scored: Array<{ p: Prepared; s: number; i: number }> = []
     prepared.forEach((p, i) => {
-      if (wanted !== undefined && primaryLanguage(p.doc.lang) !== wanted) return
+      if (wanted !== undefined && p.language !== wanted) return
       const s = score(p, terms)
       if (s > 0) scored.push({ p, s, i })
     })
@@ -86,8 +91,8 @@ const makeFixtureSearch = (documents: ReadonlyArray<IndexDocument>) => {
     const terms = new Set(overlapTerms(query.keywords))
     const wanted = query.language === undefined ? undefined : primaryLanguage(query.language) ?? "?"
     const out: Array<ImageResult> = []
-    for (const { doc } of prepared) {
-      if (wanted !== undefined && primaryLanguage(doc.lang) !== wanted) continue
+    for (const { doc, language } of prepared) {
+      if (wanted !== undefined && language !== wanted) continue
       for (const image of doc.images ?? []) {
         const words = overlapTerms([image.alt, image.title, image.caption, image.heading, doc.title].join(" "))
         if (words.some((w) => terms.has(w))) {

@@ -14,7 +14,7 @@ import { fromChatError, internalError } from "./DomainErrors.ts"
 import { CHAT_BODY_LIMIT, makeBodyDecoder, parseBody, readJsonText } from "./JsonBody.ts"
 import { ServerLifecycle, ServerOptions } from "./ServerOptions.ts"
 
-/** A chat body decoded (the spec defaults are applied later, by chatRequestOf). */
+/** A chat body decoded (Periscope's defaults are applied later, by chatRequestOf). */
 export const decodeChatRequest = makeBodyDecoder(ChatCompletionRequest)
 const renderError = (error: ApiError) => Effect.succeed(errorAnswer("chat", error))
 
@@ -72,11 +72,7 @@ const schemaError = (body: ChatCompletionRequest): ApiError | undefined => {
  */
 export const makeChatAnswer = (chat: ChatGateway["Service"]) => (text: string): Effect.Effect<Answer> => Effect.suspend(() => answerChat(chat, text))
 
-/**
- * Plain steps up to the gateway's call, then one step for its outcome: an Effect step costs up to
- * a microsecond of a request under load (test/bench/httpAB.ts), and a generator with its own
- * error handler was five of them.
- */
+/** Decode, check, then hand the request to the gateway: a stream or one completion. */
 const answerChat = (chat: ChatGateway["Service"], text: string): Effect.Effect<Answer> => {
   // The body as sent travels along: which fields the client set decides what an upstream is sent.
   const decoded = parseBody(text, (json) => Result.map(decodeChatRequest(json), (body) => ({ body, sent: json })))
@@ -93,7 +89,6 @@ const answerChat = (chat: ChatGateway["Service"], text: string): Effect.Effect<A
   })
 }
 
-// Defined once: a generator function made per request costs 1-4 µs more (test/bench/effectGen.ts).
 const streamAnswer = Effect.fnUntraced(function*(chat: ChatGateway["Service"], chatRequest: ChatRequest): Effect.fn.Return<Answer, ApiError> {
   const options = yield* ServerOptions
   const lifecycle = yield* ServerLifecycle

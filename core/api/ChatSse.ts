@@ -213,7 +213,6 @@ export const openSse = <E = SequencedEvent>(
       Effect.onError(() => Scope.close(scope, Exit.void))
     ))
 
-// Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
 const openIn = Effect.fnUntraced(function*(events: Stream.Stream<unknown>, keepAliveMs: number, end: StreamsEnd, scope: Scope.Closeable, wire: SseWire<unknown>) {
   const handoff = new EventHandoff<BodyItem<unknown>>(keepAliveMs, keepAliveMark)
   yield* handoff.start(events, end, scope)

@@ -57,11 +57,7 @@ const renderError = (error: ApiError) => Effect.succeed(errorAnswer("search", er
 /** Written directly: the data's types already match the contract's schema, and encoding it again costs a third of the request. */
 const renderSuccess = <A>(answer: { readonly data: A; readonly extra: unknown }) => jsonAnswer(successEnvelopeWith(answer.data, answer.extra))
 
-/**
- * One search route: decode the body, run the search, render its envelope or its error. Plain
- * steps around one step for the search's outcome: an Effect step costs up to a microsecond of a
- * request under load (test/bench/httpAB.ts).
- */
+/** One search route: decode the body, run the search, render its envelope or its error. */
 const answerWith = <A>(
   decode: (input: unknown) => Result.Result<SearchQuery, ApiError>,
   run: (query: SearchQuery) => Effect.Effect<{ readonly data: A; readonly extra: unknown }, SearchBackendError | SourceSelectionError>
@@ -95,7 +91,7 @@ const fromBody = (request: HttpServerRequest.HttpServerRequest, answer: (text: s
 /** webFetch's answer to addToIndex when the search backend has no local index. */
 const noIndex: PageIndexing = { added: false, reason: "no_index", message: "the search backend has no local index to add the page to; it was fetched but not added" }
 
-/** A page as `data` gives it: the seed's fields, date and contentType, chunks with a query. */
+/** A page as `data` gives it: title, content, url and fromCache, then date and contentType, chunks with a query. */
 const pageData = (page: FetchedPage) => ({
   title: page.title,
   content: page.content,

@@ -21,7 +21,7 @@ import { RequestPrincipal } from "./RequestPrincipal.ts"
 const window = Duration.minutes(1)
 const windowMs = Duration.toMillis(window)
 
-/** The span of every check (when tracing is on; no captured stack trace: an Error per request cost 2% of a chat). */
+/** The span of every check (when tracing is on; no captured stack trace, which would be an Error per request). */
 const CHECK_SPAN = "RateLimits.check"
 const inCheckSpan = <A, E, R>(effect: Effect.Effect<A, E, R>) => spanned(effect, CHECK_SPAN)
 
@@ -101,8 +101,7 @@ export class RateLimits extends Context.Service<RateLimits, {
   /** One instance's limits, kept in this process (plain buckets: the same arithmetic as `layer` over the memory store). */
   static readonly layerMemory = Layer.sync(RateLimits, () => {
     const buckets = new MemoryBuckets()
-    // One step for an allowed request (the clock, the principal cell and the span read from its
-    // fiber): an Effect step costs up to a microsecond of a request under load (test/bench/httpAB.ts).
+    // One step for an allowed request: the clock, the principal cell and the span read from its fiber.
     return RateLimits.of({
       check: (principal) =>
         Effect.withFiber((fiber) => {

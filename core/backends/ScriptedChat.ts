@@ -151,9 +151,7 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
     logprobs: null
   })
 
-  // Plain steps, no generator: `npm start` answers every chat with this until a model is configured,
-  // and test/bench/http.ts measures the server's cost over it, so the backend's own steps count
-  // (a generator, its checks as steps, an exit hook nobody listens to: test/bench/httpAB.ts).
+  // Plain code: test/bench/http.ts measures the server's own cost over this backend, so it should add little.
   const answer = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> => {
     if (!models.includes(request.model)) return Effect.fail(unknownModel(request))
     const replies = repliesFor(request)
@@ -180,7 +178,6 @@ const makeScriptedChat = (options: ScriptedChatOptions, tokens: TokenCount["Serv
     return Stream.unwrap(streamOf(request, delivery)).pipe(Stream.onExit((exit) => report(request.model, exit, delivery.delivered)))
   }
 
-  // Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
   const streamOf = Effect.fnUntraced(function*(request: ChatRequest, delivery: { delivered: boolean }) {
     yield* checkModel(request)
     const replies = repliesFor(request)

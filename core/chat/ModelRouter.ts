@@ -135,8 +135,7 @@ export const makeModelRouter = (client: UpstreamClient["Service"], options: Rout
   }
 
   // A span only while tracing is on (spannedIn): Effect.fn's stack captures are two Errors per
-  // request. The route is found with plain code in the span's step (each Effect step costs up to a
-  // microsecond of a request under load: test/bench/httpAB.ts).
+  // request. The route is found with plain code in the span's step.
   const complete = (request: ChatRequest): Effect.Effect<ChatResult, ChatModelError> =>
     Effect.withFiber((fiber) => spannedIn(fiber, completeNow(request), "ModelRouter.complete"))
 

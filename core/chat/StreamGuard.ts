@@ -131,7 +131,6 @@ export class StreamGuard {
     return StreamGuard.endOf(this, [...this.states.entries()].filter(([, s]) => !s.done).map(([i]) => i))
   }
 
-  // Defined once, not per stream: a generator function made per call costs 1-4 µs more (test/bench/effectGen.ts).
   private static readonly endOf = Effect.fnUntraced(function*(self: StreamGuard, open: ReadonlyArray<number>) {
     const out: Array<ChatChunk> = []
     for (const index of open) out.push(...(yield* self.finish(index, null)))

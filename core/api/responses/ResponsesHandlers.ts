@@ -82,7 +82,6 @@ const responseEvents = (chunks: Stream.Stream<ChatChunk, ChatModelError>, sequen
     })
   )
 
-// Defined once: a generator function made per request costs more (test/bench/effectGen.ts).
 const streamAnswer = Effect.fnUntraced(function*(chat: ChatGateway["Service"], request: ResponsesRequest, call: GatewayCall): Effect.fn.Return<Answer, ApiError> {
   const options = yield* ServerOptions
   const lifecycle = yield* ServerLifecycle

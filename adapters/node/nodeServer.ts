@@ -34,7 +34,7 @@ export const startNodeServer = (context: Context.Context<AppServices>, options: 
   Effect.gen(function*() {
     const httpServer = new GatedServer(options)
     // Node enforces headersTimeout and requestTimeout only when it checks its connections, every 30 s by
-    // default: a slowloris connection then lived up to 45 s instead of 15 (test/fault/slowloris.test.ts).
+    // default: a slowloris connection then lived up to 45 s instead of 15 (test/fault/slowloris.e2e.test.ts).
     Object.assign(httpServer, { connectionsCheckingInterval: 1_000 }) // read when the server starts listening; not in the types
     const served = options.lifecycle === undefined ? context : Context.add(context, ServerLifecycle, options.lifecycle)
     if (options.expressLane !== false) httpServer.lane = yield* Effect.provideContext(makeExpressLane, served)

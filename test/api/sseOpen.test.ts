@@ -2,7 +2,7 @@
  * openSse (core/api/ChatSse.ts) on real Effect streams: what decides the answer (the first
  * event, or the silence of a slow first token), keep-alive comments, and a shutdown before and
  * during a stream. The HTTP side of the same rules is in streaming.test.ts, chatFaults.test.ts
- * and lifecycle.test.ts.
+ * and lifecycle.e2e.test.ts.
  */
 import { Effect, Exit, Stream } from "effect"
 import { describe, expect, it } from "vitest"

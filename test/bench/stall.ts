@@ -3,7 +3,7 @@
  * (a child process) while searches go on at a fixed rate over loopback; for each, its answer and
  * time, the searches' p50, p99 and failures while it ran, and the server's resident memory
  * before it, at the peak and after (once back within 20% of before, or after 20 s). The stall
- * test (test/fault/stall.test.ts) asserts the answers, the failures and the memory; the timings
+ * test (test/fault/stall.e2e.test.ts) asserts the answers, the failures and the memory; the timings
  * live here only.
  *
  *   node test/bench/stall.ts            every case once

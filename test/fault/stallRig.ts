@@ -1,5 +1,5 @@
 /**
- * The stall rig, shared by the stall test (test/fault/stall.test.ts: what must hold) and its
+ * The stall rig, shared by the stall test (test/fault/stall.e2e.test.ts: what must hold) and its
  * bench (test/bench/stall.ts: the table of timings): the real Node server as a child process
  * (`node adapters/node/main.ts`, its own data directory and config file), a loopback host the
  * fetch allow-list admits serving hostile pages generated here (test/fetch/hostilePages.ts),

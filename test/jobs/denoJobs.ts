@@ -1,5 +1,5 @@
 /**
- * Run by denoWorkers.test.ts under Deno: the Deno adapter's job runner (Web Workers) reads a
+ * Run by denoWorkers.e2e.test.ts under Deno: the Deno adapter's job runner (Web Workers) reads a
  * page, answers a job at its deadline and runs the next on a replacement worker, then prints
  * what it saw. (Deno's terminate() lets a worker finish the synchronous work it is in, so the
  * late job is short: the process ends when it does.)

@@ -15,15 +15,12 @@ import type { ExpressLane, LaneRoute } from "../../core/api/ExpressLane.ts"
 /** Answers `req`, whose route `lane.routeOf` found, in the lane. */
 export const serveInLane = (lane: ExpressLane, route: LaneRoute, req: IncomingMessage, res: ServerResponse): void => {
   const start = (body: string | undefined) => {
-    const head = {
-      method: req.method!,
-      url: req.url!,
-      headers: req.headers as Record<string, string | undefined>,
-      // Read only by the route that needs it: the socket asks the OS for its peer.
-      get peerAddress() {
-        return Option.fromNullishOr(req.socket.remoteAddress)
-      }
-    }
+    // The peer's address only for a route that admits itself (SearXNG opened to a private network
+    // reads it). A lazy getter closing over req made young-generation collections far slower
+    // under load (test/bench/http.ts: p99).
+    const head = route.admitsItself === undefined
+      ? { method: req.method!, url: req.url!, headers: req.headers as Record<string, string | undefined> }
+      : { method: req.method!, url: req.url!, headers: req.headers as Record<string, string | undefined>, peerAddress: Option.fromNullishOr(req.socket.remoteAddress) }
     const fiber = lane.answer(route, head, body)
     // 'close' comes once, after the answer too, when interrupting the finished fiber does nothing:
     // a plain listener, not a once wrapper and a removal per request.

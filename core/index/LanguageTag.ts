@@ -24,6 +24,19 @@ const sameLanguage: Record<string, string> = { nb: "no", nn: "no" }
  * one ("deu", "ger" and "de-AT" give "de"); undefined for no tag, "und" or one that is not a tag.
  */
 export const primaryLanguage = (raw: string | null | undefined): string | undefined => {
+  if (raw === null || raw === undefined) return undefined
+  // A build asks once per page, of a few distinct tags; Intl.Locale is the costly part.
+  const known = primaries.get(raw)
+  if (known !== undefined) return known === "" ? undefined : known
+  const found = primaryOf(raw)
+  if (primaries.size < maxRemembered) primaries.set(raw, found ?? "")
+  return found
+}
+
+const primaries = new Map<string, string>()
+const maxRemembered = 4096
+
+const primaryOf = (raw: string): string | undefined => {
   const tag = normalizeLanguageTag(raw)
   if (tag === undefined) return undefined
   let language = tag.split("-")[0]!

@@ -7,7 +7,7 @@
 import { spawnSync } from "node:child_process"
 import { resolve } from "node:path"
 
-const all = ["relevance", "http", "gateway", "ingest", "search", "searchContent", "queryRewrites", "search-upstreams", "scale", "fetch", "fetchMany"]
+const all = ["relevance", "http", "gateway", "ingest", "search", "searchContent", "queryRewrites", "languages", "search-upstreams", "scale", "fetch", "fetchMany", "mcp", "wires", "responses", "stall"]
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : all
 let failed = 0
 for (const name of chosen) {

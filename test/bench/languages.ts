@@ -1,0 +1,155 @@
+/**
+ * Analysis by language, measured: GIMP's manual in German, French, Spanish, Italian and Russian
+ * (Debian's gimp-help-* packages, fetched with apt at run time; their pages declare no
+ * language, and the parts not yet translated are in English), searched with known-item
+ * queries made from each translated page: its title (section numbers dropped) and the start of
+ * its first sentence, each kept only when it names one page of its language and differs from
+ * the English manual's.
+ *
+ * Per language, MRR (the known page's rank, cut at 100, near-duplicates kept) with
+ * - English analysis: every page analysed as English (as before languages; here by declaring en),
+ * - declared: every page declaring the manual's language, as a site's <html lang> would,
+ * - detected: no page declaring any (eld on a sample of each page), queries without a language,
+ * - asked: the same index, queries with `language` (read in it, other pages filtered out),
+ * first on an index of the one manual, then on one index of all of them with the English
+ * manual. Also: what detection made of each manual's pages.
+ *
+ *   node test/bench/languages.ts
+ */
+import { readFileSync } from "node:fs"
+import { availableParallelism, loadavg } from "node:os"
+import type { IndexDocument } from "../../core/index/Document.ts"
+import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
+import type { SearchIndex } from "../../core/index/SearchIndex.ts"
+import { htmlToDocument } from "../../core/ingest/HtmlDocument.ts"
+import { corePackages, type DocPackage, loadDebianDocs, translatedPackages } from "../support/debianDocs.ts"
+import { alignedTable } from "./support/alignedTable.ts"
+
+const english = corePackages.find((p) => p.name === "gimp-help-en")!
+const manuals: ReadonlyArray<DocPackage & { readonly language: string }> = [{ ...english, language: "en" }, ...translatedPackages]
+
+interface Manual {
+  readonly language: string
+  /** Pages by their path in the manual. */
+  readonly pages: ReadonlyMap<string, IndexDocument>
+}
+
+const load = (pkg: DocPackage & { readonly language: string }): Manual | string => {
+  const corpus = loadDebianDocs([pkg])
+  if (corpus._tag === "Missing") return corpus.reason
+  const pages = new Map<string, IndexDocument>()
+  for (const page of corpus.pages) {
+    const document = htmlToDocument(readFileSync(page.file, "utf8"), page.url)
+    pages.set(page.url.slice(pkg.baseUrl.length), { url: document.url, title: document.title, text: document.text })
+  }
+  return { language: pkg.language, pages }
+}
+
+const loaded = manuals.map(load)
+const missing = loaded.find((m): m is string => typeof m === "string")
+if (missing !== undefined) {
+  if (process.env.CI === "true") throw new Error(`languages bench: corpus missing under CI=true: ${missing}`)
+  console.log(`[skip] languages bench: GIMP's manuals unavailable (${missing})`)
+  process.exit(0)
+}
+const [englishManual, ...translated] = loaded as Array<Manual>
+
+/** A title without its section number ("2.20. Chiudi tutto" is "Chiudi tutto"). */
+const titleQuery = (title: string) => title.replace(/^(?:[\p{L}]+\s)?[\dIVXA-Z]+(?:\.\d+)*\.?\s+/u, "").trim()
+
+/** The first 12 words of the first sentence of the first paragraph of six words or more after the title. */
+const sentenceQuery = (page: IndexDocument) => {
+  for (const paragraph of page.text.split(/\n\s*\n/)) {
+    const words = paragraph.replace(/\s+/g, " ").trim().split(" ")
+    if (words.length < 6 || paragraph.trim() === page.title.trim()) continue
+    const sentence = paragraph.split(/(?<=[.!?])\s/)[0]!.replace(/\s+/g, " ").trim().split(" ")
+    return sentence.slice(0, 12).join(" ")
+  }
+  return ""
+}
+
+/** Query text without the parser's operators: quotes, a leading - or +, site:. */
+const plain = (query: string) => query.replace(/["„“”«»]/g, " ").split(/\s+/).map((w) => w.replace(/^[-+]+/, "").replace(/^site:/i, "")).filter((w) => w.length > 0).join(" ")
+
+interface KnownItem {
+  readonly query: string
+  readonly url: string
+}
+
+/** Known items of a manual by one kind of query: those naming one page, and not as the English manual does. */
+const knownItems = (manual: Manual, make: (page: IndexDocument) => string): Array<KnownItem> => {
+  const byQuery = new Map<string, Array<string>>()
+  for (const [path, page] of manual.pages) {
+    const query = plain(make(page))
+    if (query.replace(/[^\p{L}]/gu, "").length < 3) continue
+    const original = englishManual.pages.get(path)
+    if (original !== undefined && plain(make(original)) === query) continue
+    byQuery.set(query, [...(byQuery.get(query) ?? []), page.url])
+  }
+  return [...byQuery].filter(([, urls]) => urls.length === 1).map(([query, urls]) => ({ query, url: urls[0]! }))
+}
+
+const build = (docs: Iterable<IndexDocument>) => {
+  const builder = new IndexBuilder()
+  builder.add(docs)
+  return builder.build()
+}
+
+/** Mean reciprocal rank of the known items, ranks cut at 100. */
+const mrr = (index: SearchIndex, items: ReadonlyArray<KnownItem>, language?: string) => {
+  let sum = 0
+  for (const item of items) {
+    const ranked = index.rank(item.query, 100, { collapse: false, ...(language === undefined ? {} : { language }) })
+    const at = ranked.findIndex((r) => r.url === item.url)
+    if (at >= 0) sum += 1 / (at + 1)
+  }
+  return items.length === 0 ? 0 : sum / items.length
+}
+
+const declared = (manual: Manual, lang: string | undefined) =>
+  [...manual.pages.values()].map((page) => (lang === undefined ? page : { ...page, lang }))
+
+console.log(`Languages bench: GIMP's manual (gimp-help-*), ${translated.map((m) => `${m.language} ${m.pages.size}`).join(", ")} pages, en ${englishManual.pages.size}`)
+console.log(`Node ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((n) => n.toFixed(2)).join(" ")}\n`)
+
+const format = (x: number) => x.toFixed(4)
+const kinds = [["titles", (p: IndexDocument) => titleQuery(p.title)], ["sentences", sentenceQuery]] as const
+
+// What detection made of each manual's pages.
+const detection: Array<Array<string>> = []
+const alone: Array<Array<string>> = []
+const indexes = translated.map((manual) => {
+  const asEnglish = build(declared(manual, "en"))
+  const asDeclared = build(declared(manual, manual.language))
+  const detected = build(declared(manual, undefined))
+  const table = detected.parts.pageLanguages!
+  const counts = new Map<string, number>()
+  for (const id of table.ids) counts.set(table.table[id]!.language, (counts.get(table.table[id]!.language) ?? 0) + 1)
+  const share = (language: string) => `${(100 * (counts.get(language) ?? 0) / table.ids.length).toFixed(1)}%`
+  const others = [...counts].filter(([l]) => l !== manual.language && l !== "en" && l !== "").reduce((n, [, c]) => n + c, 0)
+  detection.push([manual.language, String(table.ids.length), share(manual.language), share("en"), share(""), `${(100 * others / table.ids.length).toFixed(1)}%`])
+  for (const [kind, make] of kinds) {
+    const items = knownItems(manual, make)
+    alone.push([`${manual.language} ${kind}`, String(items.length), format(mrr(asEnglish, items)), format(mrr(asDeclared, items)), format(mrr(detected, items)), format(mrr(detected, items, manual.language))])
+  }
+  return { manual }
+})
+
+console.log("What detection made of each manual's pages (the untranslated parts are in English):\n")
+console.log(alignedTable(["manual", "pages", "its language", "en", "none", "other"], detection, { rule: true }))
+console.log("\nMRR of known-item queries, one index per manual:\n")
+console.log(alignedTable(["language, queries", "queries", "English analysis", "declared", "detected", "asked (language)"], alone, { rule: true }))
+
+// All the manuals in one index, the English one with them.
+const everything = [englishManual, ...translated]
+const mixedEnglish = build(everything.flatMap((m) => declared(m, "en")))
+const mixedDetected = build(everything.flatMap((m) => declared(m, undefined)))
+const mixed: Array<Array<string>> = []
+for (const { manual } of indexes) {
+  for (const [kind, make] of kinds) {
+    const items = knownItems(manual, make)
+    mixed.push([`${manual.language} ${kind}`, String(items.length), format(mrr(mixedEnglish, items)), format(mrr(mixedDetected, items)), format(mrr(mixedDetected, items, manual.language))])
+  }
+}
+console.log(`\nMRR of the same queries on one index of all six manuals (${mixedDetected.documentCount} pages):\n`)
+console.log(alignedTable(["language, queries", "queries", "English analysis", "detected", "asked (language)"], mixed, { rule: true }))

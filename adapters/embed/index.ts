@@ -1,6 +1,6 @@
 /**
  * Periscope in-process: `createPeriscope(options)` gives a Promise API
- * (webSearch, imageSearch, chat, chatStream) and a fetch(Request) handler for
+ * (webSearch, imageSearch, chat, chatStream, responses, responsesStream) and a fetch(Request) handler for
  * callers who do not use Effect; the Layers are exported for those who do.
  * The Promise API validates input exactly like the HTTP endpoints and runs
  * no auth (the caller is in-process); the fetch handler is the full HTTP
@@ -14,6 +14,10 @@ import { decodeImageSearchRequest, decodeSearchRequest } from "../../core/api/Se
 import { fromFederationError, internalError } from "../../core/api/DomainErrors.ts"
 import { type AppServices, makeWebHandler } from "../../core/api/HttpApp.ts"
 import type { SearchBody } from "../../core/api/SearchWire.ts"
+import type { ResponseObject, ResponseStreamEvent } from "../../core/api/responses/ResponseObject.ts"
+import { completeResponse, streamResponse } from "../../core/api/responses/ResponsesHandlers.ts"
+import { decodeResponsesRequest, type ResponseCreateRequest as ResponseCreateRequestSchema } from "../../core/api/responses/ResponsesRequest.ts"
+import { responsesToChat } from "../../core/api/responses/ResponsesToChat.ts"
 import { FederatedSearch } from "../../core/search/FederatedSearch.ts"
 import { appLayer } from "../../core/app/Application.ts"
 import { setupKeys } from "../../core/app/KeySetup.ts"
@@ -103,7 +107,9 @@ export type SearchRequest = typeof SearchBody.Encoded
 export type SearchInput = SearchRequest
 /** A chat request as `POST /v1/chat/completions` takes it (OpenAI's body: model, messages, tools, ...). */
 export type ChatCompletionRequest = typeof ChatCompletionRequestSchema.Encoded
-export type { ChatCompletionChunk, ChatCompletionResponse, ImageResult, WebSearchData }
+/** A request as `POST /v1/responses` takes it (OpenAI's Responses API body: model, input, instructions, tools, ...). */
+export type ResponseCreateRequest = typeof ResponseCreateRequestSchema.Encoded
+export type { ChatCompletionChunk, ChatCompletionResponse, ImageResult, ResponseObject, ResponseStreamEvent, WebSearchData }
 
 export interface Periscope {
   /**
@@ -117,6 +123,16 @@ export interface Periscope {
   chat(request: ChatCompletionRequest): Promise<ChatCompletionResponse>
   /** Completion chunks as they are produced; breaking out of the loop cancels the backend. */
   chatStream(request: ChatCompletionRequest): AsyncIterable<ChatCompletionChunk>
+  /**
+   * OpenAI's Responses API (docs/responses.md): the response object `POST /v1/responses` answers; `stream` in the
+   * request is ignored. Input is checked as the endpoint checks it, and refused with the same error.
+   */
+  responses(request: ResponseCreateRequest): Promise<ResponseObject>
+  /**
+   * The Responses API's stream events, response.created to response.completed; a failure before the first event
+   * throws, one after it ends the events with response.failed (as on the wire). Breaking out cancels the backend.
+   */
+  responsesStream(request: ResponseCreateRequest): AsyncIterable<ResponseStreamEvent>
   /** The HTTP contract as a fetch handler: same routes, errors and auth as the server. */
   fetch(request: Request): Promise<Response>
   /** A key made for the fetch handler when none was given; undefined otherwise. */
@@ -198,6 +214,16 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
       return { chat, request: chatRequestOf(chat, body, input) }
     })
 
+  /** A Responses request decoded and mapped to the gateway's call as the endpoint does it, streamed or not as the method says. */
+  const decodeResponsesInput = (input: unknown, stream: boolean) =>
+    Effect.gen(function*() {
+      const chat = yield* ChatGateway
+      const body = yield* decoded(decodeResponsesRequest(input))
+      const request = { ...body, stream }
+      const call = yield* decoded(responsesToChat(request, chat.defaultModel))
+      return { chat, request, call }
+    })
+
   return {
     apiKey: keys.generatedKey,
     webSearch: (input) => search(decodeSearchRequest, input, (q) => Effect.flatMap(Effect.service(FederatedSearch), (s) => Effect.mapError(Effect.map(s.web(q), (a) => a.data), fromFederationError))),
@@ -212,6 +238,18 @@ export const createPeriscope = (options: PeriscopeOptions = {}): Periscope => {
         const events = Stream.unwrap(Effect.map(decodeChatInput(input), ({ chat, request }) =>
           streamChat(chat, { ...request, stream: true }))).pipe(
             Stream.mapEffect((event) => event._tag === "Chunk" ? Effect.succeed(event.chunk) : Effect.fail(event.error))
+          )
+        return iterate(runtime, events)
+      }
+    }),
+    responses: (input) =>
+      run(runtime, Effect.flatMap(decodeResponsesInput(input, false), ({ call, chat, request }) => completeResponse(chat, request, call))),
+    responsesStream: (input) => ({
+      [Symbol.asyncIterator]: (): AsyncIterator<ResponseStreamEvent> => {
+        const events = Stream.unwrap(Effect.map(decodeResponsesInput(input, true), ({ call, chat, request }) =>
+          streamResponse(chat, request, call).events)).pipe(
+            // A failure before the first event comes as the error itself (the endpoint refuses the answer with it).
+            Stream.mapEffect((item) => item instanceof ApiError ? Effect.fail(item) : Effect.succeed(item))
           )
         return iterate(runtime, events)
       }

@@ -4,7 +4,8 @@
  * Responses API's events (ResponseEventSequencer) on chat's SSE machinery (openSse with this
  * wire's framing: named events, no [DONE]). Errors are OpenAI's error body, as on chat
  * completions, naming the Responses field at fault. The HttpApi handler and the express lane
- * (ExpressLane) answer with makeResponsesAnswer.
+ * (ExpressLane) answer with makeResponsesAnswer; the embed library's responses() and
+ * responsesStream() run completeResponse and streamResponse.
  */
 import { Cause, Effect, Result, Stream } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
@@ -19,7 +20,7 @@ import { openSse, shuttingDownError, type SseWire } from "../ChatSse.ts"
 import { fromChatError, internalError } from "../DomainErrors.ts"
 import { CHAT_BODY_LIMIT, readJsonText } from "../JsonBody.ts"
 import { ServerLifecycle, ServerOptions } from "../ServerOptions.ts"
-import type { ResponseStreamEvent } from "./ResponseObject.ts"
+import type { ResponseObject, ResponseStreamEvent } from "./ResponseObject.ts"
 import { ResponseEventSequencer, type ResponseStreamItem } from "./ResponseEventSequencer.ts"
 import { responseId, responseOfResult, responseShell } from "./ResponseOutput.ts"
 import { parseResponsesRequest, type ResponsesRequest } from "./ResponsesRequest.ts"
@@ -82,11 +83,33 @@ const responseEvents = (chunks: Stream.Stream<ChatChunk, ChatModelError>, sequen
     })
   )
 
+/**
+ * A streamed answer: its items (events, or the failure that came before any event) and the
+ * sequencer that numbers them (the SSE framing numbers an `error` event with it).
+ */
+export const streamResponse = (
+  chat: ChatGateway["Service"],
+  request: ResponsesRequest,
+  call: GatewayCall
+): { readonly sequencer: ResponseEventSequencer; readonly events: Stream.Stream<ResponseStreamItem> } => {
+  const sequencer = new ResponseEventSequencer(responseShell(responseId(), nowSeconds(), call.chat.model, request), nowSeconds)
+  return { sequencer, events: responseEvents(chat.stream(call.chat), sequencer) }
+}
+
+/** A whole answer as the response object (created_at: this call), a gateway failure named in the request's terms. */
+export const completeResponse = (chat: ChatGateway["Service"], request: ResponsesRequest, call: GatewayCall): Effect.Effect<ResponseObject, ApiError> => {
+  const createdAt = nowSeconds()
+  return Effect.mapBoth(chat.complete(call.chat), {
+    onFailure: responsesError,
+    onSuccess: (result) => responseOfResult(result, responseShell(responseId(), createdAt, result.model, request), nowSeconds())
+  })
+}
+
 const streamAnswer = Effect.fnUntraced(function*(chat: ChatGateway["Service"], request: ResponsesRequest, call: GatewayCall): Effect.fn.Return<Answer, ApiError> {
   const options = yield* ServerOptions
   const lifecycle = yield* ServerLifecycle
-  const sequencer = new ResponseEventSequencer(responseShell(responseId(), nowSeconds(), call.chat.model, request), nowSeconds)
-  const opened = yield* openSse(responseEvents(chat.stream(call.chat), sequencer), options.streamKeepAlive, lifecycle.streamsEnd, responsesSse(sequencer))
+  const { sequencer, events } = streamResponse(chat, request, call)
+  const opened = yield* openSse(events, options.streamKeepAlive, lifecycle.streamsEnd, responsesSse(sequencer))
   if (opened._tag === "Failed") return yield* Effect.fail(opened.error)
   return { _tag: "Events", headers: SSE_HEADERS, events: opened.body } satisfies Answer
 })
@@ -100,10 +123,9 @@ export const makeResponsesAnswer = (chat: ChatGateway["Service"]) => (text: stri
     const call = responsesToChat(request, chat.defaultModel)
     if (Result.isFailure(call)) return renderError(call.failure)
     if (call.success.chat.stream) return Effect.catch(streamAnswer(chat, request, call.success), renderError)
-    const createdAt = nowSeconds()
-    return Effect.matchEffect(chat.complete(call.success.chat), {
-      onFailure: (error) => renderError(responsesError(error)),
-      onSuccess: (result) => Effect.succeed(jsonAnswer(responseOfResult(result, responseShell(responseId(), createdAt, result.model, request), nowSeconds())))
+    return Effect.matchEffect(completeResponse(chat, request, call.success), {
+      onFailure: renderError,
+      onSuccess: (response) => Effect.succeed(jsonAnswer(response))
     })
   })
 

@@ -50,6 +50,11 @@ const seriousViolations = async (page: Page): Promise<Array<string>> => {
     .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`)
 }
 
+/** The JSON a curl line sends: its -d argument, shell-unquoted. */
+const curlBody = (curl: string): unknown => JSON.parse(/ -d '((?:[^']|'\\'')*)'/.exec(curl)![1]!.split("'\\''").join("'"))
+/** The URL a curl line asks for. */
+const curlUrl = (curl: string): string => /^curl [^']*'([^']+)'/.exec(curl)![1]!
+
 describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
   let server: RunningServer
   let images: Awaited<ReturnType<typeof startImageServer>>
@@ -91,6 +96,19 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
     await server?.close()
     await images?.close()
   })
+
+  /** Sends a Responses curl's body with the real key: the event stream's text. */
+  const postResponses = async (curl: string): Promise<string> => {
+    const response = await fetch(`${server.url}/v1/responses`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify(curlBody(curl))
+    })
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    expect(text).toContain("event: response.completed")
+    return text
+  }
 
   it("loads without a key, with a CSP that allows no inline script, and asks for the key", async () => {
     const response = await page.goto(`${server.url}/`)
@@ -140,6 +158,33 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
     expect(curl).toContain(`"keywords":"periscope prisms mirrors"`)
     expect(curl).not.toContain(TEST_KEY)
     expect(await page.isVisible("#search-curl")).toBe(true)
+
+    // The same search through the compatible wires: Tavily's and SearXNG's, each linked to its reference, and answered.
+    const tavily = (await page.textContent("#search-tavily-curl code")) ?? ""
+    expect(tavily).toContain(`curl -sS -X POST '${server.url}/tavily/search'`)
+    expect(tavily).toContain("Authorization: Bearer $PERISCOPE_API_KEY")
+    expect(curlBody(tavily)).toEqual({ query: "periscope prisms mirrors", max_results: 10 })
+    const searxng = (await page.textContent("#search-searxng-curl code")) ?? ""
+    expect(searxng).toContain(`curl -sS '${server.url}/searxng/search?q=periscope+prisms+mirrors&format=json'`)
+    expect(searxng).toContain("Authorization: Bearer $PERISCOPE_API_KEY")
+    for (const box of ["#search-tavily-curl", "#search-searxng-curl"]) {
+      expect(await page.isVisible(box), box).toBe(true)
+      expect(await page.textContent(box), box).not.toContain(TEST_KEY)
+    }
+    expect(await page.textContent("#search-tavily-curl summary")).toBe("The same search with Tavily's client")
+    expect(await page.textContent("#search-searxng-curl summary")).toBe("The same search as SearXNG's JSON")
+    expect(await page.getAttribute("#search-tavily-curl a", "href")).toBe("/docs#op-tavily_tavilySearch")
+    expect(await page.getAttribute("#search-searxng-curl a", "href")).toBe("/docs#op-searxng_searxngSearch")
+    const overTavily = await fetch(`${server.url}/tavily/search`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify(curlBody(tavily))
+    })
+    expect(overTavily.status).toBe(200)
+    expect(((await overTavily.json()) as { results: Array<{ title: string }> }).results.map((r) => r.title)).toContain("Prisms or mirrors?")
+    const overSearxng = await fetch(curlUrl(searxng), { headers: { authorization: `Bearer ${TEST_KEY}` } })
+    expect(overSearxng.status).toBe(200)
+    expect(((await overSearxng.json()) as { results: Array<{ title: string }> }).results.map((r) => r.title)).toContain("Prisms or mirrors?")
 
     // The hostile result: its title is text, its script link is no link at all.
     await page.fill("#search-keywords", "hostile periscope")
@@ -205,6 +250,16 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
     expect(curl).toContain(`curl -sS -N -X POST '${server.url}/v1/chat/completions'`)
     expect(curl).toContain(`"stream":true`)
     expect(curl).not.toContain(TEST_KEY)
+    // The same request through OpenAI's Responses API, linked to its reference, and answered.
+    const responses = (await page.textContent("#chat-responses-curl code")) ?? ""
+    expect(responses).toContain(`curl -sS -N -X POST '${server.url}/v1/responses'`)
+    expect(responses).toContain("Authorization: Bearer $PERISCOPE_API_KEY")
+    expect(curlBody(responses)).toEqual({ model: "periscope-demo", input: "How does a periscope work?", stream: true })
+    expect(await page.textContent("#chat-responses-curl")).not.toContain(TEST_KEY)
+    expect(await page.isVisible("#chat-responses-curl")).toBe(true)
+    expect(await page.textContent("#chat-responses-curl summary")).toBe("The same request through OpenAI's Responses API")
+    expect(await page.getAttribute("#chat-responses-curl a", "href")).toBe("/docs#op-responses_createResponse")
+    expect(await postResponses(responses)).toContain("A periscope turns light twice")
     expect(await page.getAttribute("#chat-transcript", "aria-live")).toBe("polite")
     expect(await page.getAttribute("#chat-transcript", "aria-busy")).toBeNull()
     expect(await seriousViolations(page)).toEqual([])
@@ -226,6 +281,13 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
     const curl = (await page.textContent("#chat-curl code")) ?? ""
     expect(curl).toContain("How does a periscope work?")
     expect(curl).toContain(`"tools":[`)
+    // Over the Responses API: the turns as input items, the tool in its flat shape; the model calls it there too.
+    const responses = (await page.textContent("#chat-responses-curl code")) ?? ""
+    const body = curlBody(responses) as { input: Array<{ role: string; content: string }>; tools: Array<unknown> }
+    expect(body.input.map((m) => m.role)).toEqual(["user", "assistant", "user"])
+    expect(body.input[2]!.content).toBe("Are prisms better than mirrors?")
+    expect(body.tools).toEqual([{ type: "function", ...lookupTool[0]!.function }])
+    expect(await postResponses(responses)).toContain(`"type":"function_call"`)
     expect(await page.locator("#chat-transcript article").count()).toBe(4)
     await page.fill("#chat-tools", "")
   })
@@ -237,6 +299,9 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
       await page.click("#chat-send")
       await expect.poll(() => page.textContent("#chat-status")).toBe("Answer complete.")
       expect(await page.textContent("#chat-curl")).toContain("web_search_options")
+      const responses = (await page.textContent("#chat-responses-curl code")) ?? ""
+      expect((curlBody(responses) as { tools: Array<unknown> }).tools).toEqual([{ type: "web_search", search_context_size: "low" }])
+      expect(await postResponses(responses)).toContain(`"type":"web_search_call"`)
       const answer = page.locator("#chat-transcript article.assistant").last()
       const content = await answer.locator(".content").textContent() ?? ""
       expect(content).toContain("prisms [1]")
@@ -428,6 +493,10 @@ describe.skipIf(!haveChromium)("the playground in headless Chromium", () => {
       "POST /v1/chat/completions",
       "GET /v1/models"
     ]))
+    // The anchors the playground's compatible-wire curls link to.
+    for (const id of ["op-tavily_tavilySearch", "op-searxng_searxngSearch", "op-responses_createResponse"]) {
+      expect(await page.locator(`#${id}`).count(), id).toBe(1)
+    }
     const webSearch = page.locator("#op-search_webSearch")
     expect(await webSearch.locator("table th[scope=row]").allTextContents()).toEqual(expect.arrayContaining(["200", "400", "401", "429"]))
     // The request body's reference links to its schema, which lists its fields with their rules.

@@ -245,6 +245,38 @@ const parseTools = () => {
   return tools
 }
 
+/**
+ * A chat function tool ({type, function: {name, parameters}}) in the Responses API's flat shape
+ * ({type, name, parameters}); anything else as given.
+ * @param {unknown} tool
+ * @returns {unknown}
+ */
+const responsesTool = (tool) => {
+  if (tool === null || typeof tool !== "object") return tool
+  const { function: fn, ...rest } = /** @type {{ function?: unknown }} */ (tool)
+  return fn !== null && typeof fn === "object" ? { ...rest, ...fn } : tool
+}
+
+/**
+ * The same request as OpenAI's Responses API takes it (POST /v1/responses): the system message
+ * as instructions, the turns as input (a lone first message as its text), max_tokens as
+ * max_output_tokens, the function tools flattened, and web search as the web_search tool.
+ * @param {{ model: string; system: string; turns: Array<Message>; temperature: number | undefined; maxTokens: number | undefined; tools: Array<unknown> | undefined; webSearch: string }} chat
+ */
+const responsesBodyOf = (chat) => {
+  /** @type {Record<string, unknown>} */
+  const body = { model: chat.model || undefined }
+  if (chat.system) body.instructions = chat.system
+  body.input = chat.turns.length === 1 ? chat.turns[0].content : chat.turns
+  body.stream = true
+  if (chat.temperature !== undefined) body.temperature = chat.temperature
+  if (chat.maxTokens !== undefined) body.max_output_tokens = chat.maxTokens
+  const tools = (chat.tools ?? []).map(responsesTool)
+  if (chat.webSearch) tools.push({ type: "web_search", search_context_size: chat.webSearch })
+  if (tools.length > 0) body.tools = tools
+  return body
+}
+
 /** @param {SubmitEvent} event */
 const send = async (event) => {
   event.preventDefault()
@@ -282,6 +314,8 @@ const send = async (event) => {
   const webSearch = byId("chat-web-search", HTMLSelectElement).value
   if (webSearch) body.web_search_options = { search_context_size: webSearch }
   showCode("chat-curl", curlOf("POST", "/v1/chat/completions", body, true))
+  const turns = [...conversation, user]
+  showCode("chat-responses-curl", curlOf("POST", "/v1/responses", responsesBodyOf({ model, system, turns, temperature, maxTokens, tools, webSearch }), true))
 
   const transcript = byId("chat-transcript")
   transcript.appendChild(el("article", { className: "turn user", "aria-label": "Your message" }, [

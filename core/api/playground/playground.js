@@ -69,6 +69,27 @@ const webResult = (result) => {
   ])
 }
 
+/** The results a search gives when `num` is left out, and the most Tavily's API lets one ask for. */
+const DEFAULT_NUM = 10
+const TAVILY_MAX_RESULTS = 20
+
+/**
+ * The same search as the compatible wires take it: Tavily's POST /tavily/search and SearXNG's
+ * GET /searxng/search (its JSON; no result count there: it answers pages of 10).
+ * @param {{ keywords: string; num: number | undefined; freshness?: string }} body
+ */
+const showCompatibleCurls = (body) => {
+  /** @type {{ query: string; max_results: number; time_range?: string }} */
+  const tavily = { query: body.keywords, max_results: Math.min(body.num ?? DEFAULT_NUM, TAVILY_MAX_RESULTS) }
+  const searxng = new URLSearchParams({ q: body.keywords, format: "json" })
+  if (body.freshness) {
+    tavily.time_range = body.freshness
+    searxng.set("time_range", body.freshness)
+  }
+  showCode("search-tavily-curl", curlOf("POST", "/tavily/search", tavily, false))
+  showCode("search-searxng-curl", curlOf("GET", `/searxng/search?${searxng.toString()}`, undefined, false))
+}
+
 byId("search-form", HTMLFormElement).addEventListener("submit", async (event) => {
   event.preventDefault()
   if (needKey("search-status")) return
@@ -77,6 +98,7 @@ byId("search-form", HTMLFormElement).addEventListener("submit", async (event) =>
   const freshness = byId("search-freshness", HTMLSelectElement).value
   if (freshness) body.freshness = freshness
   showCode("search-curl", curlOf("POST", "/api/search/webSearch", body, false))
+  showCompatibleCurls(body)
   const list = byId("search-results")
   list.replaceChildren()
   list.setAttribute("aria-busy", "true")

@@ -168,21 +168,18 @@ export class ResponseEventSequencer {
     out.push({ type: "response.output_item.done", sequence_number: this.sequence++, output_index: search.index, item: done })
   }
 
+  /** A new output item with its one content part: output_item.added, then content_part.added. */
+  private addItem(open: OpenText, item: OutputItem, part: Extract<ResponseStreamEvent, { type: "response.content_part.added" }>["part"], out: Array<ResponseStreamEvent>): void {
+    this.output.push(item)
+    out.push({ type: "response.output_item.added", sequence_number: this.sequence++, output_index: open.index, item })
+    out.push({ type: "response.content_part.added", sequence_number: this.sequence++, item_id: open.id, output_index: open.index, content_index: 0, part })
+  }
+
   private reason(text: string, out: Array<ResponseStreamEvent>): void {
     let open = this.reasoning
     if (open === undefined) {
       open = this.reasoning = { index: this.output.length, id: itemId("rs_"), text: "" }
-      const item: OutputItem = { ...reasoningItem(open.id, "", "in_progress"), content: [] }
-      this.output.push(item)
-      out.push({ type: "response.output_item.added", sequence_number: this.sequence++, output_index: open.index, item })
-      out.push({
-        type: "response.content_part.added",
-        sequence_number: this.sequence++,
-        item_id: open.id,
-        output_index: open.index,
-        content_index: 0,
-        part: { type: "reasoning_text", text: "" }
-      })
+      this.addItem(open, { ...reasoningItem(open.id, "", "in_progress"), content: [] }, { type: "reasoning_text", text: "" }, out)
     }
     open.text += text
     out.push({ type: "response.reasoning_text.delta", sequence_number: this.sequence++, item_id: open.id, output_index: open.index, content_index: 0, delta: text })
@@ -192,17 +189,7 @@ export class ResponseEventSequencer {
     if (this.reasoning !== undefined) this.closeReasoning(this.reasoning, out)
     this.answered = true
     const open: OpenText = this.message = { index: this.output.length, id: itemId("msg_"), text: "" }
-    const item: OutputItem = { ...messageItem(open.id, "", [], "in_progress"), content: [] }
-    this.output.push(item)
-    out.push({ type: "response.output_item.added", sequence_number: this.sequence++, output_index: open.index, item })
-    out.push({
-      type: "response.content_part.added",
-      sequence_number: this.sequence++,
-      item_id: open.id,
-      output_index: open.index,
-      content_index: 0,
-      part: { type: "output_text", text: "", annotations: [], logprobs: [] }
-    })
+    this.addItem(open, { ...messageItem(open.id, "", [], "in_progress"), content: [] }, { type: "output_text", text: "", annotations: [], logprobs: [] }, out)
     return open
   }
 

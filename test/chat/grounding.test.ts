@@ -4,10 +4,10 @@
  */
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { type MockUpstream, type Scenario, startMockUpstream } from "../support/mockUpstream.ts"
-import { type StandIn, startStandIn } from "../support/searchProviders.ts"
+import type { MockUpstream, Scenario } from "../support/mockUpstream.ts"
+import type { StandIn } from "../support/searchProviders.ts"
 import { authHeaders, readSse, type RunningServer, TEST_KEY } from "../support/servers.ts"
-import { htmlPage, type Site, startConfigured, startSite } from "./groundingHarness.ts"
+import { type GroundedWorld, htmlPage, type Site, startGroundedWorld } from "./groundingHarness.ts"
 
 const ANSWER = "VACUUM reclaims the storage of dead tuples [1]. ANALYZE collects planner statistics [2]. The moon is cheese [9]."
 
@@ -18,6 +18,7 @@ let base: Scenario = { content: ANSWER }
 let searx: StandIn
 let site: Site
 let server: RunningServer
+let world: GroundedWorld
 
 const pagesOf = (siteUrl: string) => [
   { title: "VACUUM", url: `${siteUrl}/vacuum`, snippet: "VACUUM reclaims storage occupied by dead tuples.", date: "2024-05-01" },
@@ -29,28 +30,15 @@ const pagesOf = (siteUrl: string) => [
 ]
 
 beforeAll(async () => {
-  upstream = await startMockUpstream({ respond: () => queue.shift() ?? base })
-  site = await startSite({
+  world = await startGroundedWorld({
     "/vacuum": htmlPage("VACUUM", "<p>VACUUM reclaims storage occupied by dead tuples. In normal PostgreSQL operation, tuples that are deleted are not physically removed.</p><h2>Options</h2><p>FULL rewrites the table.</p>"),
     "/analyze": htmlPage("ANALYZE", "<p>ANALYZE collects statistics about the contents of tables in the database.</p>"),
     "/slow": "hang"
-  })
-  searx = await startStandIn("searxng", pagesOf(site.url))
-  server = await startConfigured({
-    chat: {
-      upstreams: { mock: { baseUrl: upstream.url, retries: { max: 0 } } },
-      models: [{ name: "gpt-test", targets: [{ upstream: "mock", model: "mock-model" }] }],
-      grounding: { maxToolRounds: 2, deadlineMs: 5000 }
-    },
-    search: { providers: [{ name: "searx", kind: "searxng", baseUrl: searx.url }], cache: { maxEntries: 0 } },
-    fetch: { allowPrivateAddresses: true, cacheTtlSeconds: 0 }
-  })
+  }, pagesOf, () => queue.shift() ?? base)
+  ;({ upstream, site, searx, server } = world)
 })
 afterAll(async () => {
-  await server?.close()
-  await upstream?.close()
-  await searx?.close()
-  await site?.close()
+  await world?.close()
 })
 beforeEach(() => {
   queue.length = 0

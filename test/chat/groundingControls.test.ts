@@ -7,16 +7,17 @@
  * values refused with their field.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { type MockUpstream, type Scenario, startMockUpstream } from "../support/mockUpstream.ts"
-import { type StandIn, startStandIn } from "../support/searchProviders.ts"
+import type { MockUpstream, Scenario } from "../support/mockUpstream.ts"
+import type { StandIn } from "../support/searchProviders.ts"
 import { authHeaders, type RunningServer } from "../support/servers.ts"
-import { htmlPage, type Site, startConfigured, startSite } from "./groundingHarness.ts"
+import { type GroundedWorld, htmlPage, type Site, startGroundedWorld } from "./groundingHarness.ts"
 
 let upstream: MockUpstream
 const queue: Array<Scenario> = []
 let searx: StandIn
 let site: Site
 let server: RunningServer
+let world: GroundedWorld
 
 const filler = (label: string, n: number) =>
   Array.from({ length: n }, (_, i) => `<p>${label} ${i + 1} describes the history of the harbour and its ships in some detail.</p>`).join("")
@@ -29,26 +30,13 @@ const pagesOf = (siteUrl: string) => [
 ]
 
 beforeAll(async () => {
-  upstream = await startMockUpstream({ respond: () => queue.shift() ?? { content: "Noted [1]." } })
-  site = await startSite({
+  world = await startGroundedWorld({
     "/guide": htmlPage("Harbour guide", `${filler("Section", 60)}<p>The lighthouse keeper lights the lamp at dusk. Ships wait outside the bar until high tide.</p>${filler("Part", 20)}`)
-  })
-  searx = await startStandIn("searxng", pagesOf(site.url))
-  server = await startConfigured({
-    chat: {
-      upstreams: { mock: { baseUrl: upstream.url, retries: { max: 0 } } },
-      models: [{ name: "gpt-test", targets: [{ upstream: "mock", model: "mock-model" }] }],
-      grounding: { maxToolRounds: 2, deadlineMs: 5000 }
-    },
-    search: { providers: [{ name: "searx", kind: "searxng", baseUrl: searx.url }], cache: { maxEntries: 0 } },
-    fetch: { allowPrivateAddresses: true, cacheTtlSeconds: 0 }
-  })
+  }, pagesOf, () => queue.shift() ?? { content: "Noted [1]." })
+  ;({ upstream, site, searx, server } = world)
 })
 afterAll(async () => {
-  await server?.close()
-  await upstream?.close()
-  await searx?.close()
-  await site?.close()
+  await world?.close()
 })
 beforeEach(() => {
   queue.length = 0

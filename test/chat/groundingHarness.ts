@@ -14,6 +14,8 @@ import { recordsFromPlainKeys } from "../../core/auth/KeyRecord.ts"
 import { FixtureSearch } from "../../core/backends/FixtureSearch.ts"
 import type { ConfigFile } from "../../core/config/ConfigFile.ts"
 import { settingsOf } from "../../core/config/Settings.ts"
+import { type MockUpstream, type Scenario, startMockUpstream } from "../support/mockUpstream.ts"
+import { type StandIn, type StandInPage, startStandIn } from "../support/searchProviders.ts"
 import { serveInProcess, type RunningServer, TEST_KEY } from "../support/servers.ts"
 
 /** Our server from a config file's content, in this process, on an ephemeral port. */
@@ -105,3 +107,44 @@ export const startSite = async (pages: Readonly<Record<string, string | "hang">>
 }
 
 export const htmlPage = page
+
+/** The model stand-in, the site, a SearXNG stand-in listing `pagesOf(site)` and our server over them. */
+export interface GroundedWorld {
+  readonly upstream: MockUpstream
+  readonly site: Site
+  readonly searx: StandIn
+  readonly server: RunningServer
+  readonly close: () => Promise<void>
+}
+
+/** The grounded chat tests' common world: model "gpt-test" on the stand-in, SearXNG as the one provider, no caches. */
+export const startGroundedWorld = async (
+  pages: Readonly<Record<string, string | "hang">>,
+  pagesOf: (siteUrl: string) => ReadonlyArray<StandInPage>,
+  respond: () => Scenario
+): Promise<GroundedWorld> => {
+  const upstream = await startMockUpstream({ respond })
+  const site = await startSite(pages)
+  const searx = await startStandIn("searxng", pagesOf(site.url))
+  const server = await startConfigured({
+    chat: {
+      upstreams: { mock: { baseUrl: upstream.url, retries: { max: 0 } } },
+      models: [{ name: "gpt-test", targets: [{ upstream: "mock", model: "mock-model" }] }],
+      grounding: { maxToolRounds: 2, deadlineMs: 5000 }
+    },
+    search: { providers: [{ name: "searx", kind: "searxng", baseUrl: searx.url }], cache: { maxEntries: 0 } },
+    fetch: { allowPrivateAddresses: true, cacheTtlSeconds: 0 }
+  })
+  return {
+    upstream,
+    site,
+    searx,
+    server,
+    close: async () => {
+      await server.close()
+      await upstream.close()
+      await searx.close()
+      await site.close()
+    }
+  }
+}

@@ -20,7 +20,7 @@ export const engineWebAnswer = (index: ServingIndex, query: SearchQuery, expansi
   const spelling = index instanceof SearchIndex || index instanceof SegmentedIndex ? spellQuery(index, query.keywords) : undefined
   const keywords = spelling?.searched === true ? spelling.query : query.keywords
   const answer = query.expand === true && index instanceof SearchIndex
-    ? searchExpanded(index, keywords, query.num, expansion)
+    ? searchExpanded(index, keywords, query.num, expansion, { language: query.language })
     : index.search(keywords, query.num, { language: query.language })
   const data = toWebSearchData(answer.query, answer.hits)
   return spelling === undefined ? data : { ...data, corrections: { query: spelling.query, searched: spelling.searched, words: spelling.words } }

@@ -16,9 +16,10 @@
  * result shows is still about what was asked.
  */
 import { Analyzer } from "./analysis/Analyzer.ts"
+import type { LanguageAnalysis } from "./analysis/LanguageAnalysis.ts"
 import { parseQuery } from "./QueryParser.ts"
 import { type CompiledQuery, proximityDepth, type QueryTerm, type RankedDocuments, rankTopK, rerankByProximity } from "./Ranker.ts"
-import { maxQueryTerms, maxResults, PageField, type PageHit, type Plan, type SearchIndex, type WebSearchAnswer } from "./SearchIndex.ts"
+import { maxQueryTerms, maxResults, PageField, type PageHit, type Plan, type QueryOptions, type SearchIndex, type WebSearchAnswer } from "./SearchIndex.ts"
 
 export interface ExpansionSettings {
   /** Best pages of the query as typed that the added words are drawn from (RM3's fbDocs). */
@@ -53,7 +54,8 @@ interface TermVector {
 /** The pages' term vectors of one index, least recently used dropped first. */
 class TermVectors {
   private readonly index: SearchIndex
-  private readonly analyzer: Analyzer
+  /** By analysis name: each page's words are read as they were indexed, or a German page's stems would miss the dictionary. */
+  private readonly analyzers = new Map<string, Analyzer>()
   private readonly vectors = new Map<number, TermVector>()
   /** Term id by term, -1 for a word that may not join a query. */
   private readonly ids = new Map<string, number>()
@@ -61,7 +63,15 @@ class TermVectors {
 
   constructor(index: SearchIndex) {
     this.index = index
-    this.analyzer = new Analyzer({ stemming: index.options.stemming, cacheSize: 100_000 })
+  }
+
+  private analyzerOf(analysis: LanguageAnalysis): Analyzer {
+    let analyzer = this.analyzers.get(analysis.name)
+    if (analyzer === undefined) {
+      analyzer = new Analyzer({ stemming: this.index.options.stemming, language: analysis, cacheSize: 100_000 })
+      this.analyzers.set(analysis.name, analyzer)
+    }
+    return analyzer
   }
 
   private idOf(term: string): number {
@@ -85,7 +95,7 @@ class TermVectors {
     const text = `${pages.get(doc, PageField.Title)}\n${pages.getPart(doc, PageField.Text, 0, feedbackChars * 3)}`
     const counts = new Map<string, number>()
     let length = 0
-    this.analyzer.analyze(text.length > feedbackChars ? text.slice(0, feedbackChars) : text, (term) => {
+    this.analyzerOf(this.index.pageAnalysis(doc)).analyze(text.length > feedbackChars ? text.slice(0, feedbackChars) : text, (term) => {
       length++
       counts.set(term, (counts.get(term) ?? 0) + 1)
     })
@@ -140,10 +150,17 @@ export interface ExpandedPlan {
 
 /**
  * The expansion of `keywords` over `index`, or undefined when the query matches nothing. A query
- * with quoted phrases, required words or exclusions keeps them; only the scoring words grow.
+ * with quoted phrases, required words or exclusions keeps them; only the scoring words grow. The
+ * query is read, and its pages kept to a language, as `search` does with the same options.
  */
-export const expandQuery = (index: SearchIndex, keywords: string, settings: ExpansionSettings = defaultExpansionSettings): ExpandedPlan | undefined => {
-  const plan = index.planFor(parseQuery(typeof keywords === "string" ? keywords : ""), false, () => false)
+export const expandQuery = (
+  index: SearchIndex,
+  keywords: string,
+  settings: ExpansionSettings = defaultExpansionSettings,
+  options?: QueryOptions
+): ExpandedPlan | undefined => {
+  const parsed = parseQuery(typeof keywords === "string" ? keywords : "")
+  const plan = index.planFor(parsed, false, () => false, index.reading(parsed, options))
   if (plan === undefined) return undefined
   const query = plan.query
   const alpha = Math.min(1, Math.max(0, settings.originalWeight))
@@ -264,11 +281,17 @@ export const rankExpanded = (index: SearchIndex, expansion: ExpandedPlan, k: num
 }
 
 /** `search` with the query expanded: the same answer shape, snippets made for the words asked. */
-export const searchExpanded = (index: SearchIndex, keywords: string, limit: number, settings: ExpansionSettings = defaultExpansionSettings): WebSearchAnswer => {
+export const searchExpanded = (
+  index: SearchIndex,
+  keywords: string,
+  limit: number,
+  settings: ExpansionSettings = defaultExpansionSettings,
+  options?: QueryOptions
+): WebSearchAnswer => {
   const text = typeof keywords === "string" ? keywords : ""
   const n = typeof limit === "number" && Number.isFinite(limit) ? Math.max(0, Math.min(maxResults, Math.floor(limit))) : 0
   if (n === 0) return { query: text, hits: [] }
-  const expansion = expandQuery(index, text, settings)
+  const expansion = expandQuery(index, text, settings, options)
   if (expansion === undefined) return { query: text, hits: [] }
   const ranked = rankExpanded(index, expansion, n)
   const hits: Array<PageHit> = index.pageHits(expansion.plan, ranked.docs, ranked.termsIn)

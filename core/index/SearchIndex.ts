@@ -181,11 +181,16 @@ export class SearchIndex {
     return analyzer
   }
 
+  /** The analysis page `doc`'s words were indexed with. */
+  pageAnalysis(doc: number): LanguageAnalysis {
+    const languages = this.parts.pageLanguages
+    if (languages === undefined) return englishAnalysis
+    return analysisNamed(languages.table[languages.ids[doc]!]!.analysis) ?? englishAnalysis
+  }
+
   /** The analyzer page `doc`'s words were indexed with. */
   private pageAnalyzer(doc: number): Analyzer {
-    const languages = this.parts.pageLanguages
-    if (languages === undefined) return this.analyzer
-    return this.analyzerOf(analysisNamed(languages.table[languages.ids[doc]!]!.analysis) ?? englishAnalysis)
+    return this.parts.pageLanguages === undefined ? this.analyzer : this.analyzerOf(this.pageAnalysis(doc))
   }
 
   /** Each page's language: as built, or (a snapshot written before languages) as declared. */

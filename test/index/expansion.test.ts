@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest"
+import { Analyzer } from "../../core/index/analysis/Analyzer.ts"
+import { analysisForLanguage } from "../../core/index/analysis/LanguageAnalysis.ts"
 import { expandQuery, rankExpanded, searchExpanded } from "../../core/index/Expansion.ts"
 import { PageField } from "../../core/index/SearchIndex.ts"
 import { buildIndex, links, seeded } from "./support.ts"
@@ -50,5 +52,40 @@ describe("query expansion (RM3)", () => {
     expect(searchExpanded(index, "sort list site:nowhere.example", 10).hits).toEqual([])
     expect(searchExpanded(index, "zzzz", 10).hits).toEqual([])
     expect(searchExpanded(index, "sort list", 0).hits).toEqual([])
+  })
+})
+
+describe("query expansion in a language", () => {
+  const en = (path: string, title: string, text: string) => ({ ...page(path, title, text), lang: "en" })
+  const de = (path: string, title: string, text: string) => ({ ...page(path, title, text), lang: "de" })
+  const fillerDe = ["Garten", "Fluss", "Musik", "Brot", "Winter", "Hafen", "Kupfer", "Geige", "Wiese", "Laterne", "Pfeffer", "Schlucht"]
+  const mixed = buildIndex([
+    de("de/sortieren", "Listen sortieren", "Eine Liste sortieren: sorted liefert eine neue Liste, geordnet nach Schlüsselfunktionen."),
+    de("de/list-sort", "list.sort", "Die Methode sort ordnet die Liste an Ort und Stelle; Schlüsselfunktionen bestimmen die Ordnung."),
+    de("de/schluessel", "Schlüsselfunktionen", "Schlüsselfunktionen bilden jedes Element auf den verglichenen Wert ab."),
+    en("en/sorting", "Sorting HOWTO", "Sorting a list: sorted returns a new list ordered by a key function."),
+    en("en/list-sort", "list.sort", "The sort method orders the list in place; pass a key function."),
+    ...Array.from({ length: 40 }, (_, i) =>
+      de(`de/notiz-${i}`, `Notiz ${i}`, Array.from({ length: 12 }, () => fillerDe[Math.floor(random() * fillerDe.length)]).join(" "))),
+    ...Array.from({ length: 40 }, (_, i) =>
+      en(`en/note-${i}`, `Note ${i}`, Array.from({ length: 12 }, () => filler[Math.floor(random() * filler.length)]).join(" ")))
+  ])
+  const word = "Schlüsselfunktionen"
+  const german = new Analyzer({ language: analysisForLanguage("de") }).normalizeWord(word)
+  const english = new Analyzer().normalizeWord(word)
+
+  it("reads each feedback page's words as its language's analysis indexed them", () => {
+    // Read as English the word is not in the dictionary: the model would lose it.
+    expect(german).not.toBe(english)
+    const expansion = expandQuery(mixed, "Liste sortieren", undefined, { language: "de" })!
+    expect(expansion.added.map((a) => a.term)).toContain(german)
+  })
+
+  it("keeps to the language asked, as search does", () => {
+    const answer = searchExpanded(mixed, "sort list", 10, undefined, { language: "de" })
+    expect(answer.hits.length).toBeGreaterThan(0)
+    for (const hit of answer.hits) expect(hit.link).toMatch(/\/de\//)
+    expect(searchExpanded(mixed, "sort list", 10, undefined, { language: "en" }).hits.map((h) => h.link)).toContain("https://docs.example.org/en/sorting")
+    expect(searchExpanded(mixed, "sort list", 10, undefined, { language: "fr" }).hits).toEqual([])
   })
 })

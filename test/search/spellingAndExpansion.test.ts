@@ -84,6 +84,16 @@ describe("webSearch: expand", () => {
     expect(await postSearch(server.url, "webSearch", { keywords: "sort list", num: 10, expand: false })).toEqual(plain)
   })
 
+  it("keeps to the language asked: the pages are in English, so German finds none, expanded or not", async () => {
+    const english = await postSearch(server.url, "webSearch", { keywords: "sort list", num: 10, expand: true, language: "en" })
+    expect(english.body.data.organic.map((r: { link: string }) => r.link)).toContain("https://docs.example.org/howto/key-functions")
+    for (const expand of [false, true]) {
+      const german = await postSearch(server.url, "webSearch", { keywords: "sort list", num: 10, expand, language: "de" })
+      expect(german.status).toBe(200)
+      expect(german.body.data.organic).toEqual([])
+    }
+  })
+
   it("refuses an expand that is not a boolean, and expand on image search, naming the field", async () => {
     for (const expand of ["yes", 1, null]) {
       const { status, body } = await postSearch(server.url, "webSearch", { keywords: "sort", expand })

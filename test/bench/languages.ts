@@ -11,19 +11,26 @@
  * - declared: every page declaring the manual's language, as a site's <html lang> would,
  * - detected: no page declaring any (eld on a sample of each page), queries without a language,
  * - asked: the same index, queries with `language` (read in it, other pages filtered out),
+ * - declared, unstemmed: as declared, with stemming off (stop words kept): what the stemmer costs,
  * first on an index of the one manual, then on one index of all of them with the English
- * manual. Also: what detection made of each manual's pages.
+ * manual. Also: what detection made of each manual's pages, and what it costs a build: the
+ * search bench's 56k passages built with every page declaring English, and with none declaring
+ * a language (each detected), in alternating rounds.
  *
  *   node test/bench/languages.ts
  */
 import { readFileSync } from "node:fs"
+import { detectPageLanguage, pageLanguageSample, pageSampleChars } from "../../core/index/analysis/LanguageDetection.ts"
 import { availableParallelism, loadavg } from "node:os"
 import type { IndexDocument } from "../../core/index/Document.ts"
-import { IndexBuilder } from "../../core/index/IndexBuilder.ts"
+import { type EngineOptions, IndexBuilder } from "../../core/index/IndexBuilder.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
 import { htmlToDocument } from "../../core/ingest/HtmlDocument.ts"
 import { corePackages, type DocPackage, loadDebianDocs, translatedPackages } from "../support/debianDocs.ts"
 import { alignedTable } from "./support/alignedTable.ts"
+import { readJsonlLines } from "./support/jsonlLines.ts"
+import { ensurePassageCorpus } from "./support/passageCorpus.ts"
+import { median } from "./support/stats.ts"
 
 const english = corePackages.find((p) => p.name === "gimp-help-en")!
 const manuals: ReadonlyArray<DocPackage & { readonly language: string }> = [{ ...english, language: "en" }, ...translatedPackages]
@@ -89,8 +96,8 @@ const knownItems = (manual: Manual, make: (page: IndexDocument) => string): Arra
   return [...byQuery].filter(([, urls]) => urls.length === 1).map(([query, urls]) => ({ query, url: urls[0]! }))
 }
 
-const build = (docs: Iterable<IndexDocument>) => {
-  const builder = new IndexBuilder()
+const build = (docs: Iterable<IndexDocument>, options?: EngineOptions) => {
+  const builder = new IndexBuilder(options)
   builder.add(docs)
   return builder.build()
 }
@@ -121,6 +128,7 @@ const alone: Array<Array<string>> = []
 const indexes = translated.map((manual) => {
   const asEnglish = build(declared(manual, "en"))
   const asDeclared = build(declared(manual, manual.language))
+  const unstemmed = build(declared(manual, manual.language), { stemming: false })
   const detected = build(declared(manual, undefined))
   const table = detected.parts.pageLanguages!
   const counts = new Map<string, number>()
@@ -130,7 +138,10 @@ const indexes = translated.map((manual) => {
   detection.push([manual.language, String(table.ids.length), share(manual.language), share("en"), share(""), `${(100 * others / table.ids.length).toFixed(1)}%`])
   for (const [kind, make] of kinds) {
     const items = knownItems(manual, make)
-    alone.push([`${manual.language} ${kind}`, String(items.length), format(mrr(asEnglish, items)), format(mrr(asDeclared, items)), format(mrr(detected, items)), format(mrr(detected, items, manual.language))])
+    alone.push([
+      `${manual.language} ${kind}`, String(items.length), format(mrr(asEnglish, items)), format(mrr(asDeclared, items)),
+      format(mrr(detected, items)), format(mrr(detected, items, manual.language)), format(mrr(unstemmed, items))
+    ])
   }
   return { manual }
 })
@@ -138,7 +149,7 @@ const indexes = translated.map((manual) => {
 console.log("What detection made of each manual's pages (the untranslated parts are in English):\n")
 console.log(alignedTable(["manual", "pages", "its language", "en", "none", "other"], detection, { rule: true }))
 console.log("\nMRR of known-item queries, one index per manual:\n")
-console.log(alignedTable(["language, queries", "queries", "English analysis", "declared", "detected", "asked (language)"], alone, { rule: true }))
+console.log(alignedTable(["language, queries", "queries", "English analysis", "declared", "detected", "asked (language)", "declared, unstemmed"], alone, { rule: true }))
 
 // All the manuals in one index, the English one with them.
 const everything = [englishManual, ...translated]
@@ -153,3 +164,36 @@ for (const { manual } of indexes) {
 }
 console.log(`\nMRR of the same queries on one index of all six manuals (${mixedDetected.documentCount} pages):\n`)
 console.log(alignedTable(["language, queries", "queries", "English analysis", "detected", "asked (language)"], mixed, { rule: true }))
+
+// What detection costs a build: the same passages declaring English, or declaring nothing.
+const corpus = ensurePassageCorpus()
+if (corpus._tag === "Missing") {
+  if (process.env.CI === "true") throw new Error(`languages bench: passage corpus missing under CI=true: ${corpus.reason}`)
+  console.log(`\n[skip] build cost of detection: the search bench's passages are unavailable (${corpus.reason})`)
+} else {
+  const passages = readJsonlLines<IndexDocument>(corpus.path)
+  const timeBuild = (docs: ReadonlyArray<IndexDocument>) => {
+    const started = performance.now()
+    const builder = new IndexBuilder()
+    for (let i = 0; i < docs.length; i += 5000) builder.add(docs.slice(i, i + 5000))
+    builder.build()
+    return (performance.now() - started) / 1000
+  }
+  const asEnglish = passages.map((p) => ({ ...p, lang: "en" }))
+  const times = { declared: [] as Array<number>, detected: [] as Array<number> }
+  for (let round = 0; round < 3; round++) {
+    times.declared.push(timeBuild(asEnglish))
+    times.detected.push(timeBuild(passages))
+  }
+  const started = performance.now()
+  for (const p of passages) detectPageLanguage(pageLanguageSample(p.title, p.text))
+  const perPage = (performance.now() - started) * 1000 / passages.length
+  const declaredS = median(times.declared)
+  const detectedS = median(times.detected)
+  console.log(`\nWhat detection costs a build of ${passages.length} passages (median of 3 alternating rounds):\n`)
+  console.log(alignedTable(["pages", "build s", "rounds"], [
+    ["declaring English", declaredS.toFixed(2), times.declared.map((t) => t.toFixed(2)).join(", ")],
+    ["declaring nothing (detected)", detectedS.toFixed(2), times.detected.map((t) => t.toFixed(2)).join(", ")]
+  ], { rule: true }))
+  console.log(`\ndetected / declared ${(detectedS / declaredS).toFixed(2)}x; detection alone ${perPage.toFixed(1)} µs a page (eld on the first ${pageSampleChars} characters)`)
+}

@@ -15,7 +15,10 @@
  * folder of HTML files: texts of 9,000 characters and more, where snippets cost the most); its
  * files go to .cache/bench/pages. The issue's targets are checked on passages.
  *
- * Run: node test/bench/search.ts [--rounds 3] [--pages] [engine ...]
+ * `--declare en`: every page declares that language (as `<html lang>` would), so the build
+ * detects none; by default no page declares one, as the corpus's text comes without it.
+ *
+ * Run: node test/bench/search.ts [--rounds 3] [--pages] [--declare en] [engine ...]
  *   engines: periscope periscope-no-proximity xapian-inmemory xapian-glass minisearch orama flexsearch (default: all)
  */
 import { execFileSync } from "node:child_process"
@@ -32,7 +35,7 @@ import { runXapianBench, xapianMissing } from "./support/xapianPeer.ts"
 import { wholeNumberOption } from "./support/wholeNumberOption.ts"
 
 const allEngines = ["periscope", "periscope-no-proximity", "xapian-inmemory", "xapian-glass", "minisearch", "orama", "flexsearch"]
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: "string", default: "3" }, pages: { type: "boolean", default: false } } })
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: "string", default: "3" }, pages: { type: "boolean", default: false }, declare: { type: "string", default: "" } } })
 const unit = values.pages ? "pages" : "passages"
 const rounds = wholeNumberOption("--rounds", values.rounds)
 const engines = positionals.length > 0 ? positionals : allEngines
@@ -53,6 +56,7 @@ const titles = readFileSync(corpus.path, "utf8").split("\n").filter((l) => l.len
 const queries = makeBenchQueries(titles)
 writeFileSync(queriesPath, JSON.stringify(queries))
 console.log(`corpus: ${corpus.count} ${unit} (${corpus.path}); queries: ${queries.andLike.length} AND-like, ${queries.orLike.length} OR-like`)
+if (values.declare !== "") console.log(`every page declares its language as ${values.declare}`)
 console.log(`examples: AND-like "${queries.andLike[0]}", "${queries.andLike[1]}"; OR-like "${queries.orLike[0]}", "${queries.orLike[1]}"`)
 
 const snapshotDir = join(workDir, "snapshots")
@@ -68,7 +72,7 @@ const running = noXapian === undefined ? engines : engines.filter((e) => !e.star
 /** One engine, in a fresh process: build, memory, snapshot, then the timed query sets. */
 const runEngine = (engine: string): WorkerFigures => {
   if (engine.startsWith("xapian-")) return runXapianBench(engine === "xapian-glass" ? "glass" : "inmemory", corpus.path, queriesPath)
-  const out = execFileSync(process.execPath, ["--expose-gc", "--max-old-space-size=8192", worker, engine, corpus.path, queriesPath, join(snapshotDir, `${engine}.bin`)], {
+  const out = execFileSync(process.execPath, ["--expose-gc", "--max-old-space-size=8192", worker, engine, corpus.path, queriesPath, join(snapshotDir, `${engine}.bin`), "", values.declare], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
     maxBuffer: 1 << 20,

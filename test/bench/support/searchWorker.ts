@@ -6,7 +6,7 @@
  * without. Prints one JSON line with the figures on stdout.
  *
  * Run by test/bench/search.ts and scale.ts as:
- *   node --expose-gc searchWorker.ts <engine> <corpus.jsonl> <queries.json> <snapshot path> [max passages]
+ *   node --expose-gc searchWorker.ts <engine> <corpus.jsonl> <queries.json> <snapshot path> [max passages] [declared language]
  */
 import { readFileSync, writeFileSync } from "node:fs"
 import type { IndexDocument } from "../../../core/index/Document.ts"
@@ -39,7 +39,7 @@ export interface WorkerFigures extends QuerySetFigures {
 }
 
 const main = async () => {
-  const [engineName, corpusPath, queriesPath, snapshotPath, maxPassages] = process.argv.slice(2)
+  const [engineName, corpusPath, queriesPath, snapshotPath, maxPassages, declared] = process.argv.slice(2)
   const factory = benchEngines[engineName ?? ""]
   if (factory === undefined || corpusPath === undefined || queriesPath === undefined || snapshotPath === undefined) {
     throw new Error("usage: searchWorker.ts <engine> <corpus.jsonl> <queries.json> <snapshot path>")
@@ -48,7 +48,9 @@ const main = async () => {
   const queries = JSON.parse(readFileSync(queriesPath, "utf8")) as BenchQueries
   const base = await settle()
 
-  let docs: Array<IndexDocument> | undefined = readJsonlLines<IndexDocument>(corpusPath, maxPassages === undefined ? Infinity : Number(maxPassages))
+  let docs: Array<IndexDocument> | undefined = readJsonlLines<IndexDocument>(corpusPath, maxPassages === undefined || maxPassages === "" ? Infinity : Number(maxPassages))
+  // Every page declaring a language, as a site's <html lang> does: the build then detects none.
+  if (declared !== undefined && declared !== "") docs = docs.map((doc) => ({ ...doc, lang: declared }))
   const documents = docs.length
   const buildStart = performance.now()
   await engine.build(docs)

@@ -181,7 +181,7 @@ export class IndexBuild {
 
   private analyzerFor(analysis: LanguageAnalysis): Analyzer {
     let analyzer = this.analyzers.get(analysis.name)
-    if (analyzer === undefined) this.analyzers.set(analysis.name, analyzer = new Analyzer({ stemming: this.options.stemming, language: analysis }))
+    if (analyzer === undefined) this.analyzers.set(analysis.name, analyzer = new Analyzer({ stemming: this.options.stemming, language: analysis, exactForms: true }))
     return analyzer
   }
 

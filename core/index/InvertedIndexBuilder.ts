@@ -93,7 +93,8 @@ export class InvertedIndexBuilder {
       this.occurrencePosition.push(position)
       this.occurrenceField.push(this.field)
     }
-    if (kind !== TokenKind.Compound) {
+    // A compound and a word's exact form stand at a word's position: they add no length.
+    if (kind === TokenKind.Word || kind === TokenKind.Part) {
       this.fieldLength++
       if (this.fields[this.field]!.positions) this.sequence.push(termId)
     }

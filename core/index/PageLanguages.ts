@@ -65,7 +65,7 @@ export class PageRecorders {
     const { language, analysis } = decidePageLanguage(page.lang, () => page.sample)
     const key = `${analysis.name} ${page.stemming}`
     let recorder = this.recorders.get(key)
-    if (recorder === undefined) this.recorders.set(key, recorder = new TokenRecorder(new Analyzer({ stemming: page.stemming, language: analysis })))
+    if (recorder === undefined) this.recorders.set(key, recorder = new TokenRecorder(new Analyzer({ stemming: page.stemming, language: analysis, exactForms: true })))
     return { language, analysis: analysis.name, fields: page.texts.map((text) => recorder.record(text)) }
   }
 }

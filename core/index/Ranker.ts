@@ -20,6 +20,8 @@ export interface QueryTerm {
   readonly termId: number
   /** How often the term occurs in the query (BM25's query term frequency). */
   readonly weight: number
+  /** A word's exact form beside its stem (TokenKind.Form): proximity pairs it with other forms, never with a stem. */
+  readonly exactForm?: boolean
 }
 
 /** Terms that must appear at the given relative positions (offsets from the phrase's start). */
@@ -594,7 +596,8 @@ const contains = (sorted: Int32Array, count: number, value: number): boolean => 
  * every pair of different query terms at most 5 positions apart in the document's main text
  * adds 1/distance² to both terms' proximity frequency, which is saturated like a BM25 term
  * frequency and weighted by idf. Documents below `depth` keep their BM25F order, so the
- * first results are the same whatever number of results is asked for.
+ * first results are the same whatever number of results is asked for. Exact forms pair only with
+ * exact forms: stems and forms are read as two fields of one text.
  */
 // 15, the smallest depth tried (10, 12, 15, 20) that keeps nDCG@10 at or above 20's on both
 // test collections (test/bench/relevance.ts): ranking 15 deep prunes with a higher k-th score,
@@ -655,6 +658,7 @@ export const rerankByProximity = (
   const byDoc = Array.from({ length: depth }, (_, i) => i).sort((a, b) => ranked.docs[a]! - ranked.docs[b]!)
   const cursors = terms.map((t) => new PostingCursor(index, t.termId, 1, ranked.docs[byDoc[0]!]!))
   const idf = terms.map((t) => index.idf(t.termId))
+  const forms = Uint8Array.from(terms, (t) => (t.exactForm === true ? 1 : 0))
   const scores = Float64Array.from(ranked.scores)
   let scratch: Int32Array = new Int32Array(16)
   const occurrences = occurrenceScratch
@@ -694,7 +698,8 @@ export const rerankByProximity = (
           const distance = positionB - positionA
           if (distance > proximityWindow) break
           const termB = sorted[b]! - positionB * termBits
-          if (termA === termB || distance === 0) continue
+          // Stems pair with stems and exact forms with forms, as two fields would: never a word with another's form.
+          if (termA === termB || distance === 0 || forms[termA] !== forms[termB]) continue
           const w = 1 / (distance * distance)
           accumulated[termA]! += w
           accumulated[termB]! += w

@@ -10,7 +10,7 @@ import type { ResolvedEngineOptions } from "./EngineOptions.ts"
 import { type CollectionStatistics, endOfPostings, type InvertedIndex } from "./InvertedIndex.ts"
 import { primaryLanguage } from "./LanguageTag.ts"
 import { type PageLanguages, PageLanguagesWriter } from "./PageLanguages.ts"
-import { type AnalysisCounts, type QueryOptions, type QueryReading, readQuery } from "./QueryLanguage.ts"
+import { type AnalysisCounts, minorShare, type QueryOptions, type QueryReading, readQuery } from "./QueryLanguage.ts"
 import { type ParsedQuery, parseQuery, type SiteFilter } from "./QueryParser.ts"
 import {
   type CompiledQuery,
@@ -138,6 +138,10 @@ export class SearchIndex {
   private hostKeys: Array<string> | undefined
   /** A snapshot written before languages: its pages' languages, read from what they declare when a query filters by one. */
   private declaredLanguages: PageLanguages | undefined
+  /** Whether a real share of the pages (minorShare) was analysed in another language than English, and so holds exact forms. */
+  private readonly holdsForms: boolean
+  /** Query analyzers by analysis name (queryAnalyzerOf). */
+  private readonly queryAnalyzers = new Map<string, Analyzer>()
 
   constructor(parts: SearchIndexParts) {
     this.parts = parts
@@ -156,6 +160,10 @@ export class SearchIndex {
       languages.table.forEach((entry, i) => perEntry[i]! > 0 && counts.set(entry.analysis, (counts.get(entry.analysis) ?? 0) + perEntry[i]!))
     }
     this.analysisCounts = counts
+    // A few pages detected in another language (names, formulas) do not make a query read in English look for forms.
+    let pages = 0
+    for (const count of counts.values()) pages += count
+    this.holdsForms = [...counts].some(([name, count]) => name !== englishAnalysis.name && count >= pages * minorShare)
     this.entryCounts = perEntry
   }
 
@@ -169,6 +177,20 @@ export class SearchIndex {
       if (languages.table[i]!.language === language && this.entryCounts[i]! > 0 && (best < 0 || this.entryCounts[i]! > this.entryCounts[best]!)) best = i
     }
     return best < 0 ? undefined : languages.table[best]!.analysis
+  }
+
+  /**
+   * The analyzer a query is read with in an analysis: with the words' exact forms, which pages of
+   * another language than English hold beside their stems (none in a snapshot written before them).
+   */
+  private queryAnalyzerOf(analysis: LanguageAnalysis): Analyzer {
+    if (analysis.name === englishAnalysis.name) return this.analyzer
+    let analyzer = this.queryAnalyzers.get(analysis.name)
+    if (analyzer === undefined) {
+      analyzer = new Analyzer({ stemming: this.parts.options.stemming, language: analysis, cacheSize: 20_000, exactForms: true })
+      this.queryAnalyzers.set(analysis.name, analyzer)
+    }
+    return analyzer
   }
 
   /** The analyzer of an analysis (a snapshot names only analyses this engine has: Snapshot.ts checks). */
@@ -416,10 +438,16 @@ export class SearchIndex {
   private plan(index: InvertedIndex, parsed: ParsedQuery, images: boolean, reading: QueryReading, known?: (term: string) => boolean): Plan | undefined {
     const inLanguage = reading.language === undefined ? undefined : this.languageFilter(reading.language, images)
     if (inLanguage === null) return undefined
-    const analyzer = this.analyzerOf(reading.analysis)
+    const analyzer = this.queryAnalyzerOf(reading.analysis)
     const weights = new Map<number, number>()
     const addTerm = (id: number) => weights.set(id, (weights.get(id) ?? 0) + 1)
-    for (const term of this.resolve(index, analyzer, parsed.words, known)) if (term.id >= 0) addTerm(term.id)
+    // A word's exact form scores beside its stem: pages that write it as the query does rank first.
+    const forms = new Set<number>()
+    for (const term of this.resolve(index, analyzer, parsed.words, known, true)) {
+      if (term.id < 0) continue
+      addTerm(term.id)
+      if (term.form) forms.add(term.id)
+    }
     const phrases: Array<Phrase> = []
     const requiredTermIds: Array<number> = []
     for (const text of parsed.phrases) {
@@ -432,10 +460,11 @@ export class SearchIndex {
     }
     if (weights.size === 0) return undefined
     if (weights.size > maxQueryTerms) {
-      // A pasted paragraph: keep the words that weigh most (query count times idf); phrase words always stay.
+      // A pasted paragraph: keep the words that weigh most (query count times idf); phrase words always stay, exact forms go first.
       const required = new Set(phrases.flatMap((p) => p.termIds).concat(requiredTermIds))
       const ranked = [...weights].sort((a, b) =>
-        Number(required.has(b[0])) - Number(required.has(a[0])) || b[1] * index.idf(b[0]) - a[1] * index.idf(a[0]) || a[0] - b[0]
+        Number(required.has(b[0])) - Number(required.has(a[0])) || Number(forms.has(a[0])) - Number(forms.has(b[0])) ||
+        b[1] * index.idf(b[0]) - a[1] * index.idf(a[0]) || a[0] - b[0]
       )
       for (const [id] of ranked.slice(maxQueryTerms)) if (!required.has(id)) weights.delete(id)
     }
@@ -459,7 +488,7 @@ export class SearchIndex {
     }
     return {
       query: {
-        terms: ordered.map(([termId, weight]) => ({ termId, weight })),
+        terms: ordered.map(([termId, weight]) => (forms.has(termId) ? { termId, weight, exactForm: true } : { termId, weight })),
         phrases,
         requiredTermIds,
         excluded,
@@ -472,26 +501,44 @@ export class SearchIndex {
 
   /**
    * Analysed terms of a query text with their ids (-1 when unknown) and positions. A technical
-   * token ("node.js") is looked up whole; only when the index lacks it do its parts count.
+   * token ("node.js") is looked up whole; only when the index lacks it do its parts count. A
+   * word's exact form comes only with `forms`, and only when the index holds it.
    */
-  private resolve(index: InvertedIndex, analyzer: Analyzer, text: string, known?: (term: string) => boolean): Array<{ id: number; position: number }> {
-    const tokens: Array<{ term: string; position: number; kind: number }> = []
-    analyzer.analyze(text, (term, position, _s, _e, kind) => {
-      tokens.push({ term, position, kind })
+  private resolve(
+    index: InvertedIndex,
+    analyzer: Analyzer,
+    text: string,
+    known?: (term: string) => boolean,
+    forms = false
+  ): Array<{ id: number; position: number; form: boolean }> {
+    const tokens: Array<{ term: string; position: number; kind: number; start: number; end: number }> = []
+    analyzer.analyze(text, (term, position, start, end, kind) => {
+      tokens.push({ term, position, kind, start, end })
       return tokens.length >= 256
     })
-    const out: Array<{ id: number; position: number }> = []
+    // Read in English, a word still finds the pages of other languages that write it as typed.
+    const englishForms = forms && !analyzer.forms && this.holdsForms
+    const out: Array<{ id: number; position: number; form: boolean }> = []
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i]!
+      if (token.kind === TokenKind.Form) {
+        const id = forms ? index.lookup(token.term) : -1
+        if (id >= 0) out.push({ id, position: token.position, form: true })
+        continue
+      }
       const id = index.lookup(token.term)
       if (token.kind === TokenKind.Compound) {
         // Held whole by another index searched with this one: a word this one lacks, not its parts.
         if (id < 0 && (known === undefined || !known(token.term))) continue
-        out.push({ id, position: token.position })
-        while (i + 1 < tokens.length && tokens[i + 1]!.kind === TokenKind.Part) i++
+        out.push({ id, position: token.position, form: false })
+        while (i + 1 < tokens.length && (tokens[i + 1]!.kind === TokenKind.Part || tokens[i + 1]!.kind === TokenKind.Form)) i++
         continue
       }
-      out.push({ id, position: token.position })
+      out.push({ id, position: token.position, form: false })
+      if (englishForms) {
+        const form = index.lookup(analyzer.exactForm(text.slice(token.start, token.end)))
+        if (form >= 0) out.push({ id: form, position: token.position, form: true })
+      }
     }
     return out
   }

@@ -13,7 +13,8 @@
  * - asked: the same index, queries with `language` (read in it, other pages filtered out),
  * - declared, unstemmed: as declared, with stemming off (stop words kept): what the stemmer costs,
  * first on an index of the one manual, then on one index of all of them with the English
- * manual. Also: what detection made of each manual's pages, and what it costs a build: the
+ * manual. Also: what detection made of each manual's pages, what each manual's analysis costs
+ * its build and snapshot against English analysis, and what detection costs a build: the
  * search bench's 56k passages built with every page declaring English, and with none declaring
  * a language (each detected), in alternating rounds.
  *
@@ -25,6 +26,7 @@ import { availableParallelism, loadavg } from "node:os"
 import type { IndexDocument } from "../../core/index/Document.ts"
 import { type EngineOptions, IndexBuilder } from "../../core/index/IndexBuilder.ts"
 import type { SearchIndex } from "../../core/index/SearchIndex.ts"
+import { encodeSnapshot } from "../../core/index/Snapshot.ts"
 import { htmlToDocument } from "../../core/ingest/HtmlDocument.ts"
 import { corePackages, type DocPackage, loadDebianDocs, translatedPackages } from "../support/debianDocs.ts"
 import { alignedTable } from "./support/alignedTable.ts"
@@ -125,9 +127,28 @@ const kinds = [["titles", (p: IndexDocument) => titleQuery(p.title)], ["sentence
 // What detection made of each manual's pages.
 const detection: Array<Array<string>> = []
 const alone: Array<Array<string>> = []
+const costs: Array<Array<string>> = []
+const timed = <A>(f: () => A): [A, number] => {
+  const started = performance.now()
+  return [f(), performance.now() - started]
+}
+const megabytes = (index: SearchIndex) => (encodeSnapshot(index).byteLength / 1e6).toFixed(2)
 const indexes = translated.map((manual) => {
-  const asEnglish = build(declared(manual, "en"))
-  const asDeclared = build(declared(manual, manual.language))
+  // Five builds each, alternating, after one of each to warm the code up: the median is timed.
+  const englishTimes: Array<number> = []
+  const declaredTimes: Array<number> = []
+  let asEnglish = build(declared(manual, "en"))
+  let asDeclared = build(declared(manual, manual.language))
+  for (let round = 0; round < 5; round++) {
+    let ms: number
+    ;[asEnglish, ms] = timed(() => build(declared(manual, "en")))
+    englishTimes.push(ms)
+    ;[asDeclared, ms] = timed(() => build(declared(manual, manual.language)))
+    declaredTimes.push(ms)
+  }
+  const englishMs = median(englishTimes)
+  const declaredMs = median(declaredTimes)
+  costs.push([manual.language, englishMs.toFixed(0), declaredMs.toFixed(0), `${(declaredMs / englishMs).toFixed(2)}x`, megabytes(asEnglish), megabytes(asDeclared)])
   const unstemmed = build(declared(manual, manual.language), { stemming: false })
   const detected = build(declared(manual, undefined))
   const table = detected.parts.pageLanguages!
@@ -148,6 +169,8 @@ const indexes = translated.map((manual) => {
 
 console.log("What detection made of each manual's pages (the untranslated parts are in English):\n")
 console.log(alignedTable(["manual", "pages", "its language", "en", "none", "other"], detection, { rule: true }))
+console.log("\nWhat each manual's own analysis (stems and exact forms) costs its build (median of 5) and snapshot, against English analysis:\n")
+console.log(alignedTable(["manual", "English ms", "declared ms", "ratio", "English MB", "declared MB"], costs, { rule: true }))
 console.log("\nMRR of known-item queries, one index per manual:\n")
 console.log(alignedTable(["language, queries", "queries", "English analysis", "declared", "detected", "asked (language)", "declared, unstemmed"], alone, { rule: true }))
 

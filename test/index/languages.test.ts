@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { Analyzer } from "../../core/index/analysis/Analyzer.ts"
+import { Analyzer, exactFormMarker, isExactForm, TokenKind } from "../../core/index/analysis/Analyzer.ts"
 import { analysisForLanguage, analysisNamed, languageAnalyses } from "../../core/index/analysis/LanguageAnalysis.ts"
 import { detectLanguage, detectPageLanguage, detectQueryLanguage, pageLanguageSample, pageSampleChars } from "../../core/index/analysis/LanguageDetection.ts"
 import type { IndexDocument } from "../../core/index/Document.ts"
@@ -8,6 +8,7 @@ import { primaryLanguage } from "../../core/index/LanguageTag.ts"
 import { parseQuery } from "../../core/index/QueryParser.ts"
 import { PageField, SearchIndex } from "../../core/index/SearchIndex.ts"
 import { linkSegment, runToEnd } from "../../core/index/SegmentedIndex.ts"
+import { spellQuery } from "../../core/index/Spelling.ts"
 import { decodeSnapshot, encodeSnapshot, SnapshotError } from "../../core/index/Snapshot.ts"
 import { StoredFieldsWriter } from "../../core/index/StoredFields.ts"
 import { jsXxHash32, xxhash32 } from "../../core/index/XxHash32.ts"
@@ -265,5 +266,67 @@ describe("snapshots written before languages", () => {
     expect(noTable.message).toBe("snapshot: section pages.language has no languages table in the metadata")
     const noSection = refusal(editMeta(bytes, (meta) => void (meta.sections = meta.sections.filter((s) => s.name !== "pages.language"))))
     expect(noSection.message).toBe("snapshot: section pages.language is missing")
+  })
+})
+
+describe("exact forms beside stems", () => {
+  const tokens = (text: string, language: string, exactForms: boolean) => {
+    const analyzer = new Analyzer({ language: analysisForLanguage(language), exactForms })
+    const out: Array<[string, number, number]> = []
+    analyzer.analyze(text, (term, position, _start, _end, kind) => void out.push([term, position, kind]))
+    return out
+  }
+
+  it("gives a word of another language than English its exact form at its position, stop words too; English none", () => {
+    expect(tokens("die neuen Ebenen", "de", true)).toEqual([
+      [`${exactFormMarker}die`, 0, TokenKind.Form],
+      ["neu", 1, TokenKind.Word], [`${exactFormMarker}neuen`, 1, TokenKind.Form],
+      ["eben", 2, TokenKind.Word], [`${exactFormMarker}ebenen`, 2, TokenKind.Form]
+    ])
+    // Elided articles and accents go as the stem's do: l'égalité is "egalite".
+    expect(tokens("l'égalité", "fr", true).map(([term]) => term)).toEqual(["egal", `${exactFormMarker}egalite`])
+    expect(tokens("the new layers", "en", true)).toEqual(tokens("the new layers", "en", false))
+    expect(tokens("die neuen Ebenen", "de", false).some(([, , kind]) => kind === TokenKind.Form)).toBe(false)
+    expect(isExactForm(`${exactFormMarker}ebenen`)).toBe(true)
+    expect(isExactForm("eben")).toBe(false)
+  })
+
+  const page = (path: string, title: string, text: string): IndexDocument => ({ url: `https://forms.example/${path}`, title, text, lang: "de" })
+  const index = build([
+    page("ebene", "Dialog Ebene", "Die Ebene zeigt den Inhalt des Bildes."),
+    page("ebenen", "Menü Ebenen", "Die Ebenen zeigen den Inhalt des Bildes."),
+    page("eben", "Kurz", "Eben noch war das Bild leer."),
+    page("zusammen", "Zusammen", "Neue Ebenen anlegen und Ebenen verschieben."),
+    page("getrennt", "Getrennt", "Ebenen sind nicht neu, verschieben kann man sie.")
+  ])
+  const ranked = (query: string) => index.rank(query, 10, { collapse: false }).map((r) => r.url.slice("https://forms.example/".length))
+
+  it("ranks the pages that write a word as the query does first, and still finds its other forms", () => {
+    expect(ranked("Ebenen").slice(0, 3)).toEqual(["ebenen", "zusammen", "getrennt"])
+    expect(ranked("Ebenen")).toEqual(expect.arrayContaining(["ebene", "eben"]))
+    expect(ranked("Ebene")[0]).toBe("ebene")
+    expect(ranked("Ebene")).toEqual(expect.arrayContaining(["ebenen", "eben"]))
+  })
+
+  it("keeps phrases, snippets and spelling to the words: a form is never shown or suggested", () => {
+    expect(links(index, `"Ebenen verschieben"`)).toEqual(["https://forms.example/zusammen"])
+    for (const hit of index.search("Ebenen", 10).hits) expect(hit.snippet + hit.title).not.toContain(exactFormMarker)
+    expect(index.search("Ebenen", 10).hits.find((h) => h.link.endsWith("/ebenen"))!.snippet).toMatch(/Ebenen/)
+    const spelling = spellQuery(index, "Ebenne")
+    expect(["Ebene", "Ebenen"]).toContain(spelling?.query)
+    expect(JSON.stringify(spelling)).not.toContain(exactFormMarker)
+  })
+
+  it("adds nothing to a page's length: a form scores as BM25 of its own beside its stem's", () => {
+    const bm25 = (tf: number, length: number, average: number, df: number, n: number, k1 = 0.9, b = 0.4) =>
+      Math.log(1 + (n - df + 0.5) / (df + 0.5)) * ((k1 + 1) * tf) / (tf + k1 * (1 - b + (b * length) / average))
+    const builder = new IndexBuilder({ fieldWeights: { title: 0, body: 1, url: 0 }, proximity: 0, nearDuplicateBits: -1 })
+    // Three words and four (im is a stop word: it has a form, but no length).
+    builder.add([page("a", "", "Hunde bellen nachts"), page("b", "", "Hund bellt nachts im Garten")])
+    const scored = builder.build().rank("Hunde", 10, { collapse: false })
+    const average = (3 + 4) / 2
+    expect(scored.map((r) => r.url)).toEqual(["https://forms.example/a", "https://forms.example/b"])
+    expect(scored[0]!.score).toBeCloseTo(bm25(1, 3, average, 2, 2) + bm25(1, 3, average, 1, 2), 9)
+    expect(scored[1]!.score).toBeCloseTo(bm25(1, 4, average, 2, 2), 9)
   })
 })

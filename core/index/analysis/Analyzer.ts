@@ -10,13 +10,16 @@
  * - Technical tokens stay searchable as typed: "HTTP/2", "node.js", "utf-8", "C++", ".NET" are
  *   emitted whole (a Compound term) at the position of their first part, and their parts
  *   ("http", "2") follow as ordinary terms, so both "node.js" and "node" find the page.
+ * - With `exactForms`, a word of another language than English also gets its exact form (a Form
+ *   term: folded, not stemmed) at its position, as Lucene's KeywordRepeatFilter keeps it: a query
+ *   then finds every form of its words and ranks the pages that write them as it does first.
  */
 import { stemmer } from "stemmer"
 import { CharClass, classOfCodePoint, classOfUnit } from "./CharClass.ts"
 import { foldTerm } from "./Folding.ts"
 import { englishAnalysis, type LanguageAnalysis } from "./LanguageAnalysis.ts"
 
-export const TokenKind = { Word: 0, Compound: 1, Part: 2 } as const
+export const TokenKind = { Word: 0, Compound: 1, Part: 2, Form: 3 } as const
 export type TokenKind = (typeof TokenKind)[keyof typeof TokenKind]
 
 /**
@@ -34,7 +37,15 @@ export interface AnalyzerOptions {
   readonly stopWords?: ReadonlySet<string>
   /** How many word -> term results to memoise (Zipf: a small cache saves most stemming). */
   readonly cacheSize?: number
+  /** Each word's exact form beside its stem (another language than English only); default false. */
+  readonly exactForms?: boolean
 }
+
+/** What an exact form's term starts with: no word's term can, so a form never meets a stem. */
+export const exactFormMarker = "\u0001"
+
+/** Whether a term is a word's exact form (TokenKind.Form), not a stem. */
+export const isExactForm = (term: string): boolean => term.charCodeAt(0) === 1
 
 /** Longer words (base64, hashes) are not indexed; their position still counts. */
 const maxTermLength = 64
@@ -69,6 +80,9 @@ export class Analyzer {
   private readonly english: boolean
   private readonly cacheSize: number
   private readonly cache = new Map<string, string>()
+  /** Whether words get their exact form too (exactForms, and not English). */
+  readonly forms: boolean
+  private readonly formCache = new Map<string, string>()
   // Scratch state of the token being scanned; analyze is not reentrant from its own sink.
   private readonly partStart = new Int32Array(maxParts)
   private readonly partEnd = new Int32Array(maxParts)
@@ -83,6 +97,7 @@ export class Analyzer {
     this.english = this.language.name === englishAnalysis.name
     this.stopWords = options.stopWords ?? this.language.stopWords
     this.cacheSize = options.cacheSize ?? 50_000
+    this.forms = options.exactForms === true && !this.english
   }
 
   /**
@@ -344,20 +359,38 @@ export class Analyzer {
   /** A word of another language than English: lower-cased, elision and stop words dropped, stemmed, then folded. */
   private inLanguage(raw: string): string {
     const language = this.language
+    let word = this.unelided(raw)
+    if (word.length === 0 || this.stopWords.has(word)) return ""
+    if (this.stemming && language.stem !== undefined && word.length > 2 && letters.test(word)) word = language.stem(word)
+    return foldTerm(word)
+  }
+
+  /** A word lower-cased in its language, its elided article and apostrophes dropped. */
+  private unelided(raw: string): string {
+    const language = this.language
     let word = language.lowerCase(asciiOnly.test(raw) ? raw : raw.normalize("NFC"))
     const apostrophe = word.search(apostrophes)
     if (apostrophe >= 0) {
       if (apostrophe > 0 && language.elisions?.has(word.slice(0, apostrophe)) === true) word = word.slice(apostrophe + 1)
       word = word.replace(apostrophes, "")
     }
-    if (word.length === 0 || this.stopWords.has(word)) return ""
-    if (this.stemming && language.stem !== undefined && word.length > 2 && letters.test(word)) word = language.stem(word)
-    return foldTerm(word)
+    return word
+  }
+
+  /** A word's Form term: its exact form (lower-cased in the analyzer's language, elision dropped, folded) after the marker. */
+  exactForm(raw: string): string {
+    const cached = this.formCache.get(raw)
+    if (cached !== undefined) return cached
+    const form = exactFormMarker + foldTerm(this.unelided(raw))
+    if (this.formCache.size >= this.cacheSize) this.formCache.clear()
+    this.formCache.set(raw, form)
+    return form
   }
 
   /** Forgets memoised words (the builder calls it so a built index does not keep them alive). */
   clearCache(): void {
     this.cache.clear()
+    this.formCache.clear()
   }
 
   // ---- scanning ---------------------------------------------------------------------------
@@ -462,6 +495,7 @@ export class Analyzer {
       const raw = this.partJoined[p] === 1 && this.english ? text.slice(ps, pe).replace(apostrophes, "") : text.slice(ps, pe)
       const term = this.normalizeWord(raw)
       if (term.length > 0 && this.emit(sink, term, pos + p, ps, pe, compound ? TokenKind.Part : TokenKind.Word)) break
+      if (this.forms && raw.length <= maxTermLength && this.emit(sink, this.exactForm(raw), pos + p, ps, pe, TokenKind.Form)) break
     }
     return pos + parts
   }

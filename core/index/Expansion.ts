@@ -15,8 +15,7 @@
  * ranked by BM25F; proximity re-ranking and snippets use the query's own words, so what a
  * result shows is still about what was asked.
  */
-import { Analyzer } from "./analysis/Analyzer.ts"
-import type { LanguageAnalysis } from "./analysis/LanguageAnalysis.ts"
+import { Analyzers } from "./analysis/Analyzers.ts"
 import { parseQuery } from "./QueryParser.ts"
 import { type CompiledQuery, proximityDepth, type QueryTerm, type RankedDocuments, rankTopK, rerankByProximity } from "./Ranker.ts"
 import { maxQueryTerms, maxResults, PageField, type PageHit, type Plan, type QueryOptions, type SearchIndex, type WebSearchAnswer } from "./SearchIndex.ts"
@@ -54,8 +53,8 @@ interface TermVector {
 /** The pages' term vectors of one index, least recently used dropped first. */
 class TermVectors {
   private readonly index: SearchIndex
-  /** By analysis name: each page's words are read as they were indexed, or a German page's stems would miss the dictionary. */
-  private readonly analyzers = new Map<string, Analyzer>()
+  /** Each page's words are read as they were indexed, or a German page's stems would miss the dictionary. */
+  private readonly analyzers: Analyzers
   private readonly vectors = new Map<number, TermVector>()
   /** Term id by term, -1 for a word that may not join a query. */
   private readonly ids = new Map<string, number>()
@@ -63,15 +62,7 @@ class TermVectors {
 
   constructor(index: SearchIndex) {
     this.index = index
-  }
-
-  private analyzerOf(analysis: LanguageAnalysis): Analyzer {
-    let analyzer = this.analyzers.get(analysis.name)
-    if (analyzer === undefined) {
-      analyzer = new Analyzer({ stemming: this.index.options.stemming, language: analysis, cacheSize: 100_000 })
-      this.analyzers.set(analysis.name, analyzer)
-    }
-    return analyzer
+    this.analyzers = new Analyzers({ stemming: index.options.stemming, cacheSize: 100_000 })
   }
 
   private idOf(term: string): number {
@@ -95,7 +86,7 @@ class TermVectors {
     const text = `${pages.get(doc, PageField.Title)}\n${pages.getPart(doc, PageField.Text, 0, feedbackChars * 3)}`
     const counts = new Map<string, number>()
     let length = 0
-    this.analyzerOf(this.index.pageAnalysis(doc)).analyze(text.length > feedbackChars ? text.slice(0, feedbackChars) : text, (term) => {
+    this.analyzers.of(this.index.pageAnalysis(doc)).analyze(text.length > feedbackChars ? text.slice(0, feedbackChars) : text, (term) => {
       length++
       counts.set(term, (counts.get(term) ?? 0) + 1)
     })

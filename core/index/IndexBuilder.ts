@@ -12,7 +12,8 @@
  * appearing in both title and body, which BM25F avoids; it also keeps one upper bound per
  * term, which is what MaxScore pruning needs.
  */
-import { Analyzer } from "./analysis/Analyzer.ts"
+import type { Analyzer } from "./analysis/Analyzer.ts"
+import { Analyzers } from "./analysis/Analyzers.ts"
 import { analysisNamed, englishAnalysis, type LanguageAnalysis } from "./analysis/LanguageAnalysis.ts"
 import { pageLanguageSample } from "./analysis/LanguageDetection.ts"
 import type { IndexDocument } from "./Document.ts"
@@ -132,8 +133,8 @@ export class IndexBuild {
   readonly options: ResolvedEngineOptions
   private readonly pages: ReadonlyArray<ValidDocument>
   private readonly analyzer: Analyzer
-  /** One analyzer per language analysis the pages got (English is `analyzer`). */
-  private readonly analyzers = new Map<string, Analyzer>()
+  /** One analyzer per language analysis the pages got (English is `analyzer`), exact forms beside stems. */
+  private readonly analyzers: Analyzers
   private readonly languages = new PageLanguagesWriter()
   /** The analysis each page got, by page: its images are analysed alike. */
   private readonly pageAnalysis: Array<LanguageAnalysis> = []
@@ -152,8 +153,8 @@ export class IndexBuild {
   constructor(options: ResolvedEngineOptions, pages: ReadonlyArray<ValidDocument>) {
     this.options = options
     this.pages = pages
-    this.analyzer = new Analyzer({ stemming: options.stemming })
-    this.analyzers.set(englishAnalysis.name, this.analyzer)
+    this.analyzers = new Analyzers({ stemming: options.stemming, exactForms: true })
+    this.analyzer = this.analyzers.of(englishAnalysis)
     this.fields = pageFields(options)
     this.web = new InvertedIndexBuilder(this.fields.map(spec), this.analyzer, options.k1, options.b)
     this.fingerprintHigh = new Uint32Array(pages.length)
@@ -179,12 +180,6 @@ export class IndexBuild {
     return pageToAnalyze(this.pageTexts(doc), page.lang, page.title, page.text, this.options.stemming)
   }
 
-  private analyzerFor(analysis: LanguageAnalysis): Analyzer {
-    let analyzer = this.analyzers.get(analysis.name)
-    if (analyzer === undefined) this.analyzers.set(analysis.name, analyzer = new Analyzer({ stemming: this.options.stemming, language: analysis, exactForms: true }))
-    return analyzer
-  }
-
   /** Adds page `doc` (the next one), from its texts' tokens when they were analysed elsewhere (PageRecorders.analyze). */
   addPage(doc: number, analyzed?: AnalyzedPage): void {
     const page = this.pages[doc]!
@@ -192,7 +187,7 @@ export class IndexBuild {
     if (doc !== web.documentCount) throw new Error(`index build: page ${doc} added where ${web.documentCount} was next`)
     if (analyzed === undefined) {
       const { language, analysis } = decidePageLanguage(page.lang, () => pageLanguageSample(page.title, page.text))
-      web.addDocument(this.pageTexts(doc), this.analyzerFor(analysis))
+      web.addDocument(this.pageTexts(doc), this.analyzers.of(analysis))
       this.languages.add(language, analysis.name)
       this.pageAnalysis.push(analysis)
     } else {
@@ -236,7 +231,7 @@ export class IndexBuild {
     for (let doc = 0; doc < pages.length; doc++) {
       const page = pages[doc]!
       pageImages[doc] = imagePage.length
-      const analyzer = this.analyzerFor(this.pageAnalysis[doc]!)
+      const analyzer = this.analyzers.of(this.pageAnalysis[doc]!)
       for (const image of page.images) {
         const id = images.addDocument(imageSpecs.map((f) => f.text({ image, page })), analyzer)
         imageStored.add([image.url, image.title, image.alt, image.caption, image.heading])
@@ -248,7 +243,7 @@ export class IndexBuild {
       }
     }
     pageImages[pages.length] = imagePage.length
-    for (const each of this.analyzers.values()) each.clearCache()
+    this.analyzers.clearCaches()
 
     return new SearchIndex({
       options,

@@ -3,7 +3,8 @@
  * `searchImages` answer from. Build one with IndexBuilder or read one from a snapshot.
  * Every method is synchronous and never throws on any query string.
  */
-import { Analyzer, TokenKind } from "./analysis/Analyzer.ts"
+import { type Analyzer, TokenKind } from "./analysis/Analyzer.ts"
+import { Analyzers } from "./analysis/Analyzers.ts"
 import { analysisNamed, englishAnalysis, type LanguageAnalysis } from "./analysis/LanguageAnalysis.ts"
 import type { ImageRecord, IndexDocument } from "./Document.ts"
 import type { ResolvedEngineOptions } from "./EngineOptions.ts"
@@ -127,8 +128,8 @@ export class SearchIndex {
   readonly documentCount: number
   readonly imageCount: number
   private readonly analyzer: Analyzer
-  /** Analyzers of the other analyses the pages got, by name. */
-  private readonly analyzers = new Map<string, Analyzer>()
+  /** The analyzers of the analyses the pages got: snippets read each page in its own. */
+  private readonly analyzers: Analyzers
   /** Pages per analysis. */
   readonly analysisCounts: AnalysisCounts
   /** Pages per entry of the languages table. */
@@ -140,15 +141,16 @@ export class SearchIndex {
   private declaredLanguages: PageLanguages | undefined
   /** Whether a real share of the pages (minorShare) was analysed in another language than English, and so holds exact forms. */
   private readonly holdsForms: boolean
-  /** Query analyzers by analysis name (queryAnalyzerOf). */
-  private readonly queryAnalyzers = new Map<string, Analyzer>()
+  /** The analyzers queries are read with: with exact forms (queryAnalyzerOf). */
+  private readonly queryAnalyzers: Analyzers
 
   constructor(parts: SearchIndexParts) {
     this.parts = parts
     this.documentCount = parts.web.documentCount
     this.imageCount = parts.images.documentCount
-    this.analyzer = new Analyzer({ stemming: parts.options.stemming, cacheSize: 20_000 })
-    this.analyzers.set(englishAnalysis.name, this.analyzer)
+    this.analyzers = new Analyzers({ stemming: parts.options.stemming, cacheSize: 20_000 })
+    this.queryAnalyzers = new Analyzers({ stemming: parts.options.stemming, cacheSize: 20_000, exactForms: true })
+    this.analyzer = this.analyzers.of(englishAnalysis)
     this.bodyField = parts.web.meta.fields.findIndex((f) => f.name === "body")
     const counts = new Map<string, number>()
     const languages = parts.pageLanguages
@@ -184,23 +186,7 @@ export class SearchIndex {
    * another language than English hold beside their stems (none in a snapshot written before them).
    */
   private queryAnalyzerOf(analysis: LanguageAnalysis): Analyzer {
-    if (analysis.name === englishAnalysis.name) return this.analyzer
-    let analyzer = this.queryAnalyzers.get(analysis.name)
-    if (analyzer === undefined) {
-      analyzer = new Analyzer({ stemming: this.parts.options.stemming, language: analysis, cacheSize: 20_000, exactForms: true })
-      this.queryAnalyzers.set(analysis.name, analyzer)
-    }
-    return analyzer
-  }
-
-  /** The analyzer of an analysis (a snapshot names only analyses this engine has: Snapshot.ts checks). */
-  private analyzerOf(analysis: LanguageAnalysis): Analyzer {
-    let analyzer = this.analyzers.get(analysis.name)
-    if (analyzer === undefined) {
-      analyzer = new Analyzer({ stemming: this.parts.options.stemming, language: analysis, cacheSize: 20_000 })
-      this.analyzers.set(analysis.name, analyzer)
-    }
-    return analyzer
+    return analysis.name === englishAnalysis.name ? this.analyzer : this.queryAnalyzers.of(analysis)
   }
 
   /** The analysis page `doc`'s words were indexed with. */
@@ -212,7 +198,8 @@ export class SearchIndex {
 
   /** The analyzer page `doc`'s words were indexed with. */
   private pageAnalyzer(doc: number): Analyzer {
-    return this.parts.pageLanguages === undefined ? this.analyzer : this.analyzerOf(this.pageAnalysis(doc))
+    // A snapshot names only analyses this engine has: Snapshot.ts checks.
+    return this.parts.pageLanguages === undefined ? this.analyzer : this.analyzers.of(this.pageAnalysis(doc))
   }
 
   /** Each page's language: as built, or (a snapshot written before languages) as declared. */

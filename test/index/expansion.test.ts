@@ -11,14 +11,16 @@ const page = (path: string, title: string, text: string) => ({ url: `https://doc
 // pages of other words, so that the sorting words are on few enough of the pages to be telling.
 const random = seeded(7)
 const filler = ["garden", "river", "music", "bread", "winter", "harbour", "copper", "violin", "meadow", "lantern", "pepper", "canyon"]
+/** `count` notes of twelve random words of `words`: at `path`0, `path`1, ..., titled `title` 0, 1, ... */
+const notes = (count: number, path: string, title: string, words: ReadonlyArray<string>) =>
+  Array.from({ length: count }, (_, i) => page(`${path}${i}`, `${title} ${i}`, Array.from({ length: 12 }, () => words[Math.floor(random() * words.length)]).join(" ")))
 const docs = [
   page("howto/sorting", "Sorting HOWTO", "Sorting a list: sorted returns a new list ordered by a key function; the comparison uses each element's key."),
   page("library/list-sort", "list.sort", "The sort method orders the list in place; pass a key function and reverse to change the order."),
   page("library/sorted", "sorted", "sorted takes any iterable and a key function and returns a new sorted list in ascending order."),
   page("howto/key-functions", "Key functions", "A key function maps each element to the value compared: a lambda is the usual key, and the order follows it."),
   page("library/json", "json", "json.dumps writes objects as text; sort_keys orders the keys of mappings."),
-  ...Array.from({ length: 60 }, (_, i) =>
-    page(`misc/${i}`, `Note ${i}`, Array.from({ length: 12 }, () => filler[Math.floor(random() * filler.length)]).join(" ")))
+  ...notes(60, "misc/", "Note", filler)
 ]
 const index = buildIndex(docs)
 const urls = (ranked: { docs: Int32Array }) => Array.from(ranked.docs, (d) => index.parts.pages.get(d, PageField.Url))
@@ -65,10 +67,8 @@ describe("query expansion in a language", () => {
     de("de/schluessel", "Schlüsselfunktionen", "Schlüsselfunktionen bilden jedes Element auf den verglichenen Wert ab."),
     en("en/sorting", "Sorting HOWTO", "Sorting a list: sorted returns a new list ordered by a key function."),
     en("en/list-sort", "list.sort", "The sort method orders the list in place; pass a key function."),
-    ...Array.from({ length: 40 }, (_, i) =>
-      de(`de/notiz-${i}`, `Notiz ${i}`, Array.from({ length: 12 }, () => fillerDe[Math.floor(random() * fillerDe.length)]).join(" "))),
-    ...Array.from({ length: 40 }, (_, i) =>
-      en(`en/note-${i}`, `Note ${i}`, Array.from({ length: 12 }, () => filler[Math.floor(random() * filler.length)]).join(" ")))
+    ...notes(40, "de/notiz-", "Notiz", fillerDe).map((note) => ({ ...note, lang: "de" })),
+    ...notes(40, "en/note-", "Note", filler).map((note) => ({ ...note, lang: "en" }))
   ])
   const word = "Schlüsselfunktionen"
   const german = new Analyzer({ language: analysisForLanguage("de") }).normalizeWord(word)

@@ -16,7 +16,7 @@
  * manual. Also: what detection made of each manual's pages, what each manual's analysis costs
  * its build and snapshot against English analysis, and what detection costs a build: the
  * search bench's 56k passages built with every page declaring English, and with none declaring
- * a language (each detected), in alternating rounds.
+ * a language (each detected), in alternating rounds; and eld's time and agreement by sample length.
  *
  *   node test/bench/languages.ts
  */
@@ -219,4 +219,25 @@ if (corpus._tag === "Missing") {
     ["declaring nothing (detected)", detectedS.toFixed(2), times.detected.map((t) => t.toFixed(2)).join(", ")]
   ], { rule: true }))
   console.log(`\ndetected / declared ${(detectedS / declaredS).toFixed(2)}x; detection alone ${perPage.toFixed(1)} µs a page (eld on the first ${pageSampleChars} characters)`)
+
+  // What a shorter or longer sample would give: eld's time a page, and how often it names the
+  // language a reading of 1,000 characters names (eld itself reads about 350 bytes at most).
+  const sets: Array<[string, ReadonlyArray<IndexDocument>]> = [
+    ...everything.map((m): [string, ReadonlyArray<IndexDocument>] => [`gimp-help-${m.language}`, [...m.pages.values()]]),
+    ["passages (first 8,000)", passages.slice(0, 8_000)]
+  ]
+  const lengths = [96, 128, pageSampleChars, 400]
+  const rows = sets.map(([name, docs]) => {
+    const reference = docs.map((d) => detectPageLanguage(pageLanguageSample(d.title, d.text, 1_000)) ?? "")
+    return [name, ...lengths.map((n) => {
+      const samples = docs.map((d) => pageLanguageSample(d.title, d.text, n))
+      const started = performance.now()
+      const found = samples.map((sample) => detectPageLanguage(sample) ?? "")
+      const micros = (performance.now() - started) * 1000 / docs.length
+      const agree = found.filter((language, i) => language === reference[i]).length / docs.length
+      return `${micros.toFixed(0)} µs, ${(100 * agree).toFixed(1)}%`
+    })]
+  })
+  console.log(`\nDetection by sample length: µs a page, and the share of pages given the language a 1,000-character reading gives:\n`)
+  console.log(alignedTable(["pages", ...lengths.map((n) => `${n} characters`)], rows, { rule: true }))
 }

@@ -44,14 +44,15 @@ export const detectLanguage = (text: string): string | undefined => {
 }
 
 /**
- * What a page's language is detected from: the start of its text, cut at a space; with the
- * title before it when the text is short. A title is often a product's or a function's name.
+ * What a page's language is detected from: the start of its text (`chars` characters), cut at a
+ * space; with the title before it when the text is short. A title is often a product's or a
+ * function's name.
  */
-export const pageLanguageSample = (title: string, text: string): string => {
-  const whole = text.length >= pageSampleChars || title.length === 0 ? text : text.length === 0 ? title : `${title}\n${text}`
-  if (whole.length <= pageSampleChars) return whole
-  const cut = whole.lastIndexOf(" ", pageSampleChars)
-  return whole.slice(0, cut > pageSampleChars / 2 ? cut : pageSampleChars)
+export const pageLanguageSample = (title: string, text: string, chars = pageSampleChars): string => {
+  const whole = text.length >= chars || title.length === 0 ? text : text.length === 0 ? title : `${title}\n${text}`
+  if (whole.length <= chars) return whole
+  const cut = whole.lastIndexOf(" ", chars)
+  return whole.slice(0, cut > chars / 2 ? cut : chars)
 }
 
 const letter = /\p{L}/gu

@@ -111,6 +111,13 @@ export const maxResults = 1000
  */
 export const maxQueryTerms = 48
 
+/** A query's stems in its order, without the exact forms after them: the words snippets look for. */
+const stemIds = (query: CompiledQuery): Array<number> => {
+  const ids: Array<number> = []
+  for (const t of query.terms) if (t.exactForm !== true) ids.push(t.termId)
+  return ids
+}
+
 /** A query planned against one of an index's collections (pages or images). */
 export interface Plan {
   readonly query: CompiledQuery
@@ -260,7 +267,7 @@ export class SearchIndex {
       ? undefined
       : termsIn?.field === this.bodyField
       ? termsIn.masks
-      : termsInField(this.parts.web, plan.query.terms.map((t) => t.termId), docs, this.bodyField)
+      : termsInField(this.parts.web, stemIds(plan.query), docs, this.bodyField)
     const places = docs.length === 0 || this.bodyField < 0 ? undefined : this.snippetPlaces(plan.query, docs)
     return Array.from(docs, (doc, i): PageHit => {
       const link = pages.get(doc, PageField.Url)
@@ -296,8 +303,9 @@ export class SearchIndex {
   /** Where the long pages among `docs` have their snippets, from the query words' positions in their text. */
   private snippetPlaces(query: CompiledQuery, docs: Int32Array) {
     const web = this.parts.web
-    const weights = Float64Array.from(query.terms, (t) => web.idf(t.termId))
-    return snippetPlaces(web, query.terms.map((t) => t.termId), weights, docs, this.bodyField, this.parts.textPositions)
+    const stems = stemIds(query)
+    const weights = Float64Array.from(stems, (id) => web.idf(id))
+    return snippetPlaces(web, stems, weights, docs, this.bodyField, this.parts.textPositions)
   }
 
   /** Ranked images; one result per image URL. */
@@ -467,10 +475,14 @@ export class SearchIndex {
     const accept = inLanguage === undefined ? siteAccept : siteAccept === undefined ? inLanguage : (doc: number) => siteAccept(doc) && inLanguage(doc)
     // Strongest word first (by the best score it can add): a document's score is summed in this
     // order, and term-at-a-time ranking reads the words a document must hold before the others.
-    const ordered = [...weights].sort((a, b) => index.termMaxScore(b[0], b[1]) - index.termMaxScore(a[0], a[1]) || a[0] - b[0])
+    // Exact forms come after every stem: snippets look for the stems alone, and bit i of a
+    // ranking's term mask is then the i-th stem.
+    const ordered = [...weights].sort((a, b) =>
+      Number(forms.has(a[0])) - Number(forms.has(b[0])) || index.termMaxScore(b[0], b[1]) - index.termMaxScore(a[0], a[1]) || a[0] - b[0]
+    )
     const snippet = () => {
       const terms = new Map<string, number>()
-      for (const [id] of ordered) terms.set(index.termText(id), index.idf(id))
+      for (const [id] of ordered) if (!forms.has(id)) terms.set(index.termText(id), index.idf(id))
       return { weights: terms }
     }
     return {

@@ -14,7 +14,7 @@
  * - declared, unstemmed: as declared, with stemming off (stop words kept): what the stemmer costs,
  * first on an index of the one manual, then on one index of all of them with the English
  * manual. Also: what detection made of each manual's pages, what each manual's analysis costs
- * its build and snapshot against English analysis, and what detection costs a build: the
+ * its build, snapshot and searches against English analysis, and what detection costs a build: the
  * search bench's 56k passages built with every page declaring English, and with none declaring
  * a language (each detected), in alternating rounds; and eld's time and agreement by sample length.
  *
@@ -148,7 +148,21 @@ const indexes = translated.map((manual) => {
   }
   const englishMs = median(englishTimes)
   const declaredMs = median(declaredTimes)
-  costs.push([manual.language, englishMs.toFixed(0), declaredMs.toFixed(0), `${(declaredMs / englishMs).toFixed(2)}x`, megabytes(asEnglish), megabytes(asDeclared)])
+  // A search (10 hits with snippets) for each known-item query, in alternating rounds: the median round's µs a search.
+  const queries = kinds.flatMap(([, make]) => knownItems(manual, make).map((item) => item.query))
+  const searchTimes = { english: [] as Array<number>, declared: [] as Array<number> }
+  for (let round = 0; round < 4; round++) {
+    for (const [index, times] of [[asEnglish, searchTimes.english], [asDeclared, searchTimes.declared]] as const) {
+      const [, ms] = timed(() => { for (const query of queries) index.search(query, 10) })
+      if (round > 0) times.push(1000 * ms / queries.length)
+    }
+  }
+  const englishUs = median(searchTimes.english)
+  const declaredUs = median(searchTimes.declared)
+  costs.push([
+    manual.language, englishMs.toFixed(0), declaredMs.toFixed(0), `${(declaredMs / englishMs).toFixed(2)}x`, megabytes(asEnglish), megabytes(asDeclared),
+    englishUs.toFixed(0), declaredUs.toFixed(0), `${(declaredUs / englishUs).toFixed(2)}x`
+  ])
   const unstemmed = build(declared(manual, manual.language), { stemming: false })
   const detected = build(declared(manual, undefined))
   const table = detected.parts.pageLanguages!
@@ -169,8 +183,8 @@ const indexes = translated.map((manual) => {
 
 console.log("What detection made of each manual's pages (the untranslated parts are in English):\n")
 console.log(alignedTable(["manual", "pages", "its language", "en", "none", "other"], detection, { rule: true }))
-console.log("\nWhat each manual's own analysis (stems and exact forms) costs its build (median of 5) and snapshot, against English analysis:\n")
-console.log(alignedTable(["manual", "English ms", "declared ms", "ratio", "English MB", "declared MB"], costs, { rule: true }))
+console.log("\nWhat each manual's own analysis (stems and exact forms) costs its build (median of 5), snapshot and searches (its known-item queries, median of 3 rounds), against English analysis:\n")
+console.log(alignedTable(["manual", "English ms", "declared ms", "ratio", "English MB", "declared MB", "English µs a search", "declared µs", "ratio"], costs, { rule: true }))
 console.log("\nMRR of known-item queries, one index per manual:\n")
 console.log(alignedTable(["language, queries", "queries", "English analysis", "declared", "detected", "asked (language)", "declared, unstemmed"], alone, { rule: true }))
 

@@ -317,6 +317,17 @@ describe("exact forms beside stems", () => {
     expect(JSON.stringify(spelling)).not.toContain(exactFormMarker)
   })
 
+  it("plans the forms after every stem, and leaves them out of what snippets look for", () => {
+    const plan = index.planFor(parseQuery("die neuen Ebenen verschieben"), false, () => false)!
+    const kinds = plan.query.terms.map((t) => t.exactForm === true)
+    expect(kinds.filter(Boolean).length).toBeGreaterThan(0)
+    // Bit i of a ranking's term mask is the i-th stem only when no form comes before a stem.
+    expect(kinds.indexOf(true)).toBe(kinds.filter((form) => !form).length)
+    const looked = [...plan.snippet().weights.keys()]
+    expect(looked.length).toBe(kinds.filter((form) => !form).length)
+    for (const term of looked) expect(isExactForm(term)).toBe(false)
+  })
+
   it("adds nothing to a page's length: a form scores as BM25 of its own beside its stem's", () => {
     const bm25 = (tf: number, length: number, average: number, df: number, n: number, k1 = 0.9, b = 0.4) =>
       Math.log(1 + (n - df + 0.5) / (df + 0.5)) * ((k1 + 1) * tf) / (tf + k1 * (1 - b + (b * length) / average))

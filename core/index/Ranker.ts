@@ -652,7 +652,9 @@ export const rerankByProximity = (
   const depth = Math.min(proximityDepth, ranked.docs.length)
   const terms = query.terms
   const field = index.meta.fields.findIndex((f) => f.positions)
-  if (weight <= 0 || terms.length < 2 || depth < (lone ? 1 : 2) || field < 0) return ranked
+  // Pairs are of two stems or two forms: a word and its own form make none.
+  const formCount = terms.reduce((n, t) => (t.exactForm === true ? n + 1 : n), 0)
+  if (weight <= 0 || (terms.length - formCount < 2 && formCount < 2) || depth < (lone ? 1 : 2) || field < 0) return ranked
   const fieldWeight = index.meta.fields[field]!.weight
   const k1 = index.meta.k1
   const byDoc = Array.from({ length: depth }, (_, i) => i).sort((a, b) => ranked.docs[a]! - ranked.docs[b]!)

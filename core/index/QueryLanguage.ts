@@ -39,6 +39,15 @@ export const minorShare = 0.01
 /** Pages per analysis name: what an index holds. */
 export type AnalysisCounts = ReadonlyMap<string, number>
 
+/** The analyses that a real share of the pages (minorShare) got. */
+export const sharedAnalyses = (counts: AnalysisCounts): ReadonlySet<string> => {
+  let pages = 0
+  for (const count of counts.values()) pages += count
+  const shared = new Set<string>()
+  for (const [name, count] of counts) if (count >= pages * minorShare) shared.add(name)
+  return shared
+}
+
 /** The analysis most pages got (the first by name among equals); English for an empty index. */
 export const mainAnalysis = (counts: AnalysisCounts): LanguageAnalysis => {
   let best: string | undefined
@@ -71,15 +80,11 @@ export const readQuery = (
   }
   const main = mainAnalysis(counts)
   if (counts.size > 1) {
-    let pages = 0
-    for (const count of counts.values()) pages += count
-    const shared = (name: string) => (counts.get(name) ?? 0) >= pages * minorShare
-    let languages = 0
-    for (const name of counts.keys()) if (shared(name)) languages++
-    if (languages > 1) {
+    const shared = sharedAnalyses(counts)
+    if (shared.size > 1) {
       const detected = detectQueryLanguage([parsed.words, ...parsed.phrases].join(" "))
       const analysis = detected === undefined ? undefined : analysisForLanguage(detected)
-      if (analysis !== undefined && shared(analysis.name)) return { analysis, language: undefined }
+      if (analysis !== undefined && shared.has(analysis.name)) return { analysis, language: undefined }
     }
   }
   return { analysis: main, language: undefined }

@@ -11,7 +11,7 @@ import type { ResolvedEngineOptions } from "./EngineOptions.ts"
 import { type CollectionStatistics, endOfPostings, type InvertedIndex } from "./InvertedIndex.ts"
 import { primaryLanguage } from "./LanguageTag.ts"
 import { type PageLanguages, PageLanguagesWriter } from "./PageLanguages.ts"
-import { type AnalysisCounts, minorShare, type QueryOptions, type QueryReading, readQuery } from "./QueryLanguage.ts"
+import { type AnalysisCounts, type QueryOptions, type QueryReading, readQuery, sharedAnalyses } from "./QueryLanguage.ts"
 import { type ParsedQuery, parseQuery, type SiteFilter } from "./QueryParser.ts"
 import {
   type CompiledQuery,
@@ -170,9 +170,7 @@ export class SearchIndex {
     }
     this.analysisCounts = counts
     // A few pages detected in another language (names, formulas) do not make a query read in English look for forms.
-    let pages = 0
-    for (const count of counts.values()) pages += count
-    this.holdsForms = [...counts].some(([name, count]) => name !== englishAnalysis.name && count >= pages * minorShare)
+    this.holdsForms = [...sharedAnalyses(counts)].some((name) => name !== englishAnalysis.name)
     this.entryCounts = perEntry
   }
 

@@ -652,15 +652,15 @@ export const rerankByProximity = (
   const depth = Math.min(proximityDepth, ranked.docs.length)
   const terms = query.terms
   const field = index.meta.fields.findIndex((f) => f.positions)
+  const forms = Uint8Array.from(terms, (t) => (t.exactForm === true ? 1 : 0))
   // Pairs are of two stems or two forms: a word and its own form make none.
-  const formCount = terms.reduce((n, t) => (t.exactForm === true ? n + 1 : n), 0)
+  const formCount = forms.reduce((n, f) => n + f, 0)
   if (weight <= 0 || (terms.length - formCount < 2 && formCount < 2) || depth < (lone ? 1 : 2) || field < 0) return ranked
   const fieldWeight = index.meta.fields[field]!.weight
   const k1 = index.meta.k1
   const byDoc = Array.from({ length: depth }, (_, i) => i).sort((a, b) => ranked.docs[a]! - ranked.docs[b]!)
   const cursors = terms.map((t) => new PostingCursor(index, t.termId, 1, ranked.docs[byDoc[0]!]!))
   const idf = terms.map((t) => index.idf(t.termId))
-  const forms = Uint8Array.from(terms, (t) => (t.exactForm === true ? 1 : 0))
   const scores = Float64Array.from(ranked.scores)
   let scratch: Int32Array = new Int32Array(16)
   const occurrences = occurrenceScratch
